@@ -1,0 +1,37 @@
+/**
+ * The one place a command hands its result to the user: `--json` prints the envelope exactly,
+ * otherwise the command's human renderer; `--out FILE` writes the JSON atomically. Storage
+ * (`--save`) hooks in here so every result-producing command gets it the same way.
+ */
+import { writeFileAtomic } from '../core/atomic-write.js';
+import type { ResultEnvelope } from '../core/envelope.js';
+
+export interface EmitOptions {
+  json?: boolean;
+  out?: string;
+  save?: boolean;
+  db?: string;
+}
+
+export type ResultSaver = (result: ResultEnvelope<unknown>, options: EmitOptions) => Promise<void>;
+
+let saver: ResultSaver | undefined;
+
+/** The store registers itself here (lazily imported by the command that needs it). */
+export function setResultSaver(next: ResultSaver | undefined): void {
+  saver = next;
+}
+
+export function toJson(result: unknown): string {
+  return `${JSON.stringify(result, null, 2)}\n`;
+}
+
+export async function emitResult<M>(
+  result: ResultEnvelope<M>,
+  options: EmitOptions,
+  renderText: (result: ResultEnvelope<M>) => string,
+): Promise<void> {
+  if (options.out) writeFileAtomic(options.out, toJson(result));
+  if (options.save && saver) await saver(result, options);
+  process.stdout.write(options.json ? toJson(result) : renderText(result));
+}
