@@ -17,7 +17,7 @@ export interface SourceLocation {
 export interface LoadedYaml<T> {
   value: T;
   /** Where a path (as dotted or array) sits in the file, for later semantic errors. */
-  locate(path: readonly (string | number)[]): SourceLocation;
+  locate: (path: readonly (string | number)[]) => SourceLocation;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

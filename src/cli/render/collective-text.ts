@@ -1,0 +1,29 @@
+/** The `collective` prediction in nccl-tests' table layout, with the algorithm and protocol the model picked. */
+import type { ResultEnvelope } from '../../core/envelope.js';
+import type { CollectiveMetrics } from '../../model/collective-run.js';
+
+const pad = (text: string | number, width: number): string => String(text).padStart(width);
+
+export function renderCollectiveText(result: ResultEnvelope<CollectiveMetrics>): string {
+  const inputs = result.inputs;
+  const m = result.metrics;
+  const lines: string[] = [];
+  const model = m.pureAlphaBeta
+    ? `pure alpha-beta: alpha ${String(inputs.alphaUs)} us, bandwidth ${String(inputs.bandwidthGbps)} Gb/s per NIC`
+    : `fabric ${String(inputs.fabric)} (${m.nicGBps.toFixed(2)} GB/s payload per NIC, limited by ${m.limitedBy}), gpu ${String(inputs.gpu)}`;
+  lines.push(`# aifabric collective (predicted): ${String(inputs.op)}, ${String(inputs.nodes)} node(s) x ${String(inputs.gpusPerNode)} GPU(s) = ${m.ranks} ranks, ${String(inputs.nicsPerNode)} NIC(s) per node`);
+  lines.push(`# ${model}; algo ${String(inputs.algo)}`);
+  lines.push('#');
+  lines.push(`#${pad('size', 11)}  ${pad('count', 12)}  ${pad('type', 8)}  ${pad('redop', 6)}  ${pad('root', 6)}  ${pad('time', 9)}  ${pad('algbw', 7)}  ${pad('busbw', 7)}  ${'algo'.padEnd(12)}  proto`);
+  lines.push(`#${pad('(B)', 11)}  ${pad('(elements)', 12)}  ${pad('', 8)}  ${pad('', 6)}  ${pad('', 6)}  ${pad('(us)', 9)}  ${pad('(GB/s)', 7)}  ${pad('(GB/s)', 7)}`);
+  for (const row of m.rows) {
+    const time = row.timeUs >= 1e6 ? row.timeUs.toExponential(2) : row.timeUs.toFixed(2);
+    lines.push(
+      `${pad(row.sizeBytes, 12)}  ${pad(row.count, 12)}  ${pad(row.type, 8)}  ${pad(row.redop, 6)}  ${pad(row.root, 6)}  ${pad(time, 9)}  ${pad(row.algbwGBps.toFixed(2), 7)}  ${pad(row.busbwGBps.toFixed(2), 7)}  ${row.algo.padEnd(12)}  ${row.protocol}`,
+    );
+  }
+  lines.push(`# Avg bus bandwidth    : ${m.avgBusbwGBps.toFixed(4)}`);
+  lines.push(`# (the average depends on -b; the large-message plateau is ${m.peakBusbwGBps.toFixed(2)} GB/s)`);
+  lines.push('#');
+  return `${lines.join('\n')}\n`;
+}

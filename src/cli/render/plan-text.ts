@@ -1,0 +1,87 @@
+/** Human text for `plan`, `compare` and `scale`. */
+import type { ResultEnvelope } from '../../core/envelope.js';
+import type { PlanMetrics, ScaleMetrics } from '../../model/plan.js';
+import { fixed, milliseconds, percent, renderTable } from './table.js';
+
+function warningLines(result: ResultEnvelope<unknown>): string {
+  return (result.warnings ?? []).map((warning) => `warning: ${warning}\n`).join('');
+}
+
+function jobLine(result: ResultEnvelope<unknown>): string {
+  const job = result.inputs.job as Record<string, unknown> | undefined;
+  if (!job) return '';
+  const p = job.parallelism as Record<string, number>;
+  return `${String(job.name)}: ${String(job.model)} on ${String(job.nodes)} x ${String(job.gpusPerNode)} ${String(job.gpu)}, ${String(job.nicsPerNode)} NIC(s)/node; dp ${p.dp} tp ${p.tp} pp ${p.pp} cp ${p.cp} ep ${p.ep}, ${String(job.sharding)}, global batch ${String(job.globalBatchSize)} x ${String(job.sequenceLength)} tokens\n`;
+}
+
+export function renderPlanText(result: ResultEnvelope<PlanMetrics>): string {
+  const m = result.metrics;
+  const rows: string[][] = [
+    ['compute', milliseconds(m.computeMs), ''],
+    ['pipeline bubble', milliseconds(m.bubbleMs), ''],
+    ...(['dp', 'tp', 'pp', 'cp', 'ep'] as const)
+      .filter((kind) => m.commMs[kind] > 0)
+      .map((kind) => [`${kind} communication (exposed)`, milliseconds(m.exposedMs[kind]), `of ${milliseconds(m.commMs[kind])}`]),
+    ['timeout stalls (expected)', milliseconds(m.timeoutPenaltyMs), ''],
+    ['straggler wait (jitter)', milliseconds(m.stragglerPenaltyMs), ''],
+    ['step', milliseconds(m.stepTimeMs), ''],
+  ];
+  return (
+    `${jobLine(result)}fabric ${m.fabric}\n\n` +
+    renderTable([{ header: 'part', align: 'left' }, { header: 'time' }, { header: '', align: 'left' }], rows) +
+    `\ntokens/s ${fixed(m.tokensPerSecond, 0)} (${fixed(m.tokensPerSecondPerGpu, 1)} per GPU), MFU ${percent(m.mfu)}, exposed communication ${percent(m.exposedCommShare)} of the step\n` +
+    `data path per node: ${fixed(m.networkGBPerNodePerStep, 2)} GB over the network per step, ${fixed(m.hostCpuCoresPerNode, 2)} CPU cores, ${fixed(m.hostMemoryTrafficGBps, 1)} GB/s of host memory traffic\n` +
+    warningLines(result)
+  );
+}
+
+export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }>): string {
+  const rows = result.metrics.rows;
+  const best = Math.min(...rows.map((row) => row.stepTimeMs));
+  return (
+    jobLine(result) +
+    '\n' +
+    renderTable(
+      [
+        { header: 'fabric', align: 'left' },
+        { header: 'step' },
+        { header: 'vs best' },
+        { header: 'tokens/s' },
+        { header: 'MFU' },
+        { header: 'exposed comm' },
+        { header: 'straggler' },
+        { header: 'timeouts' },
+        { header: 'CPU cores/node' },
+        { header: 'host mem GB/s' },
+      ],
+      rows.map((row) => [
+        row.fabric,
+        milliseconds(row.stepTimeMs),
+        `${fixed(row.stepTimeMs / best, 2)}x`,
+        fixed(row.tokensPerSecond, 0),
+        percent(row.mfu),
+        percent(row.exposedCommShare),
+        milliseconds(row.stragglerPenaltyMs),
+        milliseconds(row.timeoutPenaltyMs),
+        fixed(row.hostCpuCoresPerNode, 2),
+        fixed(row.hostMemoryTrafficGBps, 1),
+      ]),
+    ) +
+    warningLines(result)
+  );
+}
+
+export function renderScaleText(result: ResultEnvelope<ScaleMetrics>): string {
+  const m = result.metrics;
+  const nodes = [...new Set(m.fabrics.flatMap((fabric) => fabric.points.map((point) => point.nodes)))].sort((a, b) => a - b);
+  const columns = [{ header: 'nodes' }, { header: 'GPUs' }, ...m.fabrics.flatMap((fabric) => [{ header: `${fabric.fabric} step` }, { header: 'eff' }])];
+  const rows = nodes.map((count) => {
+    const cells = [String(count), String(count * ((result.inputs.job as { gpusPerNode?: number } | undefined)?.gpusPerNode ?? 0))];
+    for (const fabric of m.fabrics) {
+      const point = fabric.points.find((candidate) => candidate.nodes === count);
+      cells.push(point ? milliseconds(point.stepTimeMs) : '-', point ? percent(point.scalingEfficiency, 0) : '-');
+    }
+    return cells;
+  });
+  return `${jobLine(result)}\nweak scaling (batch per replica fixed); eff = tokens/s per GPU against the smallest node count\n\n${renderTable(columns, rows)}\n${m.rdmaPaysOffStatement}\n${warningLines(result)}`;
+}

@@ -1,0 +1,117 @@
+/**
+ * The shape a collective runs on and the per-link bandwidths and latencies it sees, either from a
+ * fabric (with all transport terms) or pure alpha-beta (`--alpha`, `--bandwidth`: nothing else).
+ */
+import type { FabricSpec } from '../spec/fabric.js';
+import type { GpuSpec } from '../spec/gpu.js';
+import type { ClusterTopology } from '../spec/cluster.js';
+import { pcieBandwidthGBps } from '../spec/gpu.js';
+import { transportTerms, type TransportTerms } from './transport.js';
+
+/**
+ * Share of NVLink's per-direction bandwidth a ring sustains inside one node: 8 x B200 reach 845.7 GB/s
+ * all_reduce busbw on 900 GB/s per direction at 16 GiB (stas00/ml-engineering network/README.md).
+ */
+export const NVLINK_EFFICIENCY = 0.94;
+
+export interface CollectiveShape {
+  nodes: number;
+  gpusPerNode: number;
+  nicsPerNode: number;
+  topology: ClusterTopology;
+  /** Payload bandwidth of one NIC (GB/s). */
+  nicGBps: number;
+  /** Per-GPU intra-node bandwidth, one direction (GB/s). */
+  intraGBps: number;
+  /** Software latency of one message over the network (us), added to NCCL's hop latency. */
+  netMessageLatencyUs: number;
+  switchHopLatencyUs: number;
+  /** Pure alpha-beta: every step costs alpha, no NCCL protocol or base latencies. */
+  pureAlphaUs?: number;
+  /** Present when derived from a fabric. */
+  transport?: TransportTerms;
+  fabric?: FabricSpec;
+}
+
+export interface ShapeInput {
+  nodes: number;
+  gpusPerNode: number;
+  nicsPerNode?: number;
+  fabric: FabricSpec;
+  gpu: GpuSpec;
+  gpuDirectRdma?: boolean;
+  topology?: ClusterTopology;
+  intraNodeGBps?: number;
+  hostMemoryBandwidthGBps?: number;
+  /** Override the per-NIC latency (seconds); with bandwidthBps too, the model is pure alpha-beta. */
+  alphaSeconds?: number;
+  /** Override the per-NIC bandwidth (bits per second). */
+  bandwidthBps?: number;
+}
+
+export function buildShape(input: ShapeInput): CollectiveShape {
+  const nicsPerNode = input.nicsPerNode ?? input.gpusPerNode;
+  const topology = input.topology ?? { kind: 'single-switch' };
+  const pure = input.alphaSeconds !== undefined && input.bandwidthBps !== undefined;
+  if (pure) {
+    const bandwidthGBps = (input.bandwidthBps ?? 0) / 8 / 1e9;
+    return {
+      nodes: input.nodes,
+      gpusPerNode: input.gpusPerNode,
+      nicsPerNode,
+      topology,
+      nicGBps: bandwidthGBps,
+      // Pure alpha-beta has no GPU terms: inside a node data moves at the same rate as over a NIC.
+      intraGBps: Number.POSITIVE_INFINITY,
+      netMessageLatencyUs: (input.alphaSeconds ?? 0) * 1e6,
+      switchHopLatencyUs: 0,
+      pureAlphaUs: (input.alphaSeconds ?? 0) * 1e6,
+    };
+  }
+  const transport = transportTerms({
+    fabric: input.fabric,
+    gpuDirectRdma: input.gpuDirectRdma ?? input.fabric.gpuDirectRdma,
+    nicsPerNode,
+    gpusPerNode: input.gpusPerNode,
+    pcieGBps: pcieBandwidthGBps(input.gpu),
+    hostMemoryBandwidthGBps: input.hostMemoryBandwidthGBps ?? 614,
+  });
+  const nicGBps = input.bandwidthBps !== undefined ? input.bandwidthBps / 8 / 1e9 : transport.achievableGBps;
+  const latencyUs = input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : input.fabric.perMessageLatencyUs;
+  return {
+    nodes: input.nodes,
+    gpusPerNode: input.gpusPerNode,
+    nicsPerNode,
+    topology,
+    nicGBps,
+    intraGBps: (input.intraNodeGBps ?? input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY,
+    netMessageLatencyUs: latencyUs,
+    switchHopLatencyUs: input.fabric.switchHopLatencyUs,
+    transport,
+    fabric: input.fabric,
+  };
+}
+
+export function rankCount(shape: CollectiveShape): number {
+  return shape.nodes * shape.gpusPerNode;
+}
+
+/** Network payload bandwidth of one node, all NICs together (GB/s). */
+export function nodeNetworkGBps(shape: CollectiveShape): number {
+  return shape.nicGBps * shape.nicsPerNode;
+}
+
+/**
+ * Slowdown of traffic that leaves a leaf switch on an oversubscribed leaf-spine: the share of a
+ * node's traffic that crosses the spine, times the oversubscription, when that exceeds 1.
+ */
+export function spineSlowdown(shape: CollectiveShape, crossLeafShare: number): number {
+  if (shape.topology.kind !== 'leaf-spine' || shape.nodes <= shape.topology.nodesPerLeaf) return 1;
+  return Math.max(1, crossLeafShare * shape.topology.oversubscription);
+}
+
+/** Switch hops between two nodes: one switch, or leaf-spine-leaf once the job spans leaves. */
+export function switchHops(shape: CollectiveShape): number {
+  if (shape.topology.kind === 'leaf-spine' && shape.nodes > shape.topology.nodesPerLeaf) return 3;
+  return 1;
+}

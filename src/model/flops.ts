@@ -1,0 +1,59 @@
+/**
+ * Parameter counts and training FLOPs of a decoder-only transformer.
+ * Model FLOPs per token (PaLM, Chowdhery et al. 2022, appendix B): 6 N + 12 L H Q T, with N the
+ * active matmul parameters (including the output projection), L layers, H heads, Q head dimension,
+ * T sequence length. Training = forward (1/3) + backward (2/3).
+ */
+import type { ModelSpec } from '../spec/model-spec.js';
+
+export interface ParameterCounts {
+  /** Attention and norms, replicated per layer and shared by every token. */
+  attentionPerLayer: number;
+  /** One expert's feed-forward block (the whole block for dense models). */
+  ffnPerExpert: number;
+  /** Every expert of one layer plus the router. */
+  ffnPerLayer: number;
+  embedding: number;
+  outputProjection: number;
+  total: number;
+  /** Parameters one token's forward pass multiplies through (top-k experts only). */
+  activeMatmul: number;
+  /** Parameters in experts (sharded by expert parallelism). */
+  expertTotal: number;
+}
+
+export function headDim(model: ModelSpec): number {
+  return model.hidden / model.heads;
+}
+
+export function parameterCounts(model: ModelSpec): ParameterCounts {
+  const h = model.hidden;
+  const kvWidth = model.kvHeads * headDim(model);
+  // Q and O are h x h; K and V are h x (kv heads x head dim) with grouped-query attention.
+  const attentionPerLayer = 2 * h * h + 2 * h * kvWidth + 2 * h; // + two norm weight vectors
+  const ffnPerExpert = (model.gatedFfn ? 3 : 2) * h * model.ffnHidden;
+  const router = model.experts > 1 ? h * model.experts : 0;
+  const ffnPerLayer = ffnPerExpert * model.experts + router;
+  const embedding = model.vocab * h;
+  const outputProjection = model.tiedEmbeddings ? 0 : model.vocab * h;
+  const total = model.layers * (attentionPerLayer + ffnPerLayer) + embedding + outputProjection + h;
+  const activeMatmul = model.layers * (attentionPerLayer + ffnPerExpert * model.expertsPerToken + router) + model.vocab * h;
+  return {
+    attentionPerLayer,
+    ffnPerExpert,
+    ffnPerLayer,
+    embedding,
+    outputProjection,
+    total,
+    activeMatmul,
+    expertTotal: model.experts > 1 ? model.layers * ffnPerExpert * model.experts : 0,
+  };
+}
+
+/** Training FLOPs per token: 6 N_active + 12 L H Q T (PaLM appendix B). */
+export function trainingFlopsPerToken(model: ModelSpec, sequenceLength: number): number {
+  const counts = parameterCounts(model);
+  return 6 * counts.activeMatmul + 12 * model.layers * model.heads * headDim(model) * sequenceLength;
+}
+
+export const BYTES_PER_ELEMENT = { bf16: 2, fp16: 2, fp8: 1, fp32: 4 } as const;

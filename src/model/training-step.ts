@@ -1,0 +1,241 @@
+/**
+ * One training step on one fabric: compute from FLOPs, communication per parallel dimension,
+ * overlap, the pipeline bubble, and the wait for the slowest rank. Formulas: docs/models.md.
+ */
+import type { Job } from '../spec/resolve.js';
+import { nodeNetworkGBps, type CollectiveShape } from './collective-shape.js';
+import { estimateCollective, type CollectiveEstimate } from './collectives.js';
+import type { CollectiveOp } from './busbw.js';
+import { BYTES_PER_ELEMENT, parameterCounts, trainingFlopsPerToken } from './flops.js';
+import { groupShape, type GroupKind } from './parallel-groups.js';
+import { stragglerPenalty } from './stragglers.js';
+import { transportTerms } from './transport.js';
+import { pcieBandwidthGBps } from '../spec/gpu.js';
+
+/** Backward costs twice the forward (Kaplan et al. 2020, section 2.1): 2/3 of step compute. */
+const BACKWARD_SHARE = 2 / 3;
+/** Mixed-precision Adam: bf16 weights 2 + grads 2 + fp32 master, momentum, variance 12 bytes per parameter (ZeRO paper, Rajbhandari et al. 2020, section 3.1). */
+const BYTES_PER_PARAM = { weights: 2, grads: 2, optimizer: 12 } as const;
+
+export type CommKind = GroupKind;
+
+export interface StepBreakdown {
+  stepTimeMs: number;
+  computeMs: number;
+  /** Communication time per dimension, before overlap (ms). */
+  commMs: Record<CommKind, number>;
+  /** What each dimension leaves on the critical path after overlap (ms). */
+  exposedMs: Record<CommKind, number>;
+  exposedCommMs: number;
+  bubbleMs: number;
+  stragglerPenaltyMs: number;
+  timeoutPenaltyMs: number;
+  tokensPerSecond: number;
+  tokensPerSecondPerGpu: number;
+  /** Model FLOPs utilisation: model FLOPs per step over (step time x GPUs x dense peak). */
+  mfu: number;
+  /** Exposed communication and straggler wait as a share of the step. */
+  exposedCommShare: number;
+  /** Cores per node busy moving network data (kernel TCP copies; ~0 with RDMA). */
+  hostCpuCoresPerNode: number;
+  /** Host DRAM traffic per node caused by the network data path (GB/s). */
+  hostMemoryTrafficGBps: number;
+  /** Network payload per node per step (GB). */
+  networkGBPerNodePerStep: number;
+  /** Weights, gradients and optimizer state per GPU (GB), activations excluded. */
+  stateMemoryPerGpuGB: number;
+  gpus: number;
+  warnings: string[];
+}
+
+interface CommAccumulator {
+  timeMs: number;
+  timeoutMs: number;
+  networkGB: number;
+}
+
+function addCollective(
+  acc: CommAccumulator,
+  shape: CollectiveShape | undefined,
+  op: CollectiveOp,
+  sizeBytes: number,
+  repeat: number,
+  gpusPerNode: number,
+): void {
+  if (!shape || sizeBytes <= 0 || repeat <= 0) return;
+  const estimate: CollectiveEstimate = estimateCollective(op, sizeBytes, shape, 'auto');
+  acc.timeMs += (repeat * estimate.timeUs) / 1000;
+  acc.timeoutMs += (repeat * estimate.timeoutDelayUs) / 1000;
+  if (shape.nodes > 1) {
+    // Bytes the node's NICs carried: the bandwidth term at the group's network rate (an upper bound
+    // when NVLink is the bottleneck), times the groups of this kind that share the node.
+    const perGroupGB = estimate.bandwidthTimeUs * 1e-6 * nodeNetworkGBps(shape) * repeat;
+    acc.networkGB += perGroupGB * (gpusPerNode / shape.gpusPerNode);
+  }
+}
+
+function peakTflops(job: Job): number {
+  const gpu = job.cluster.gpu;
+  if (job.precision === 'fp8') return gpu.fp8DenseTflops ?? gpu.bf16DenseTflops;
+  if (job.precision === 'fp32') return gpu.bf16DenseTflops / 2; // TF32 tensor cores run at half the BF16 rate (A100/H100 datasheets)
+  return gpu.bf16DenseTflops;
+}
+
+export function trainingStep(job: Job): StepBreakdown {
+  const { cluster, model, parallelism } = job;
+  const { dp, tp, pp, cp, ep } = parallelism;
+  const gpus = cluster.nodes * cluster.gpusPerNode;
+  const warnings: string[] = [];
+  const tokensPerStep = job.globalBatchSize * job.sequenceLength;
+  const flopsPerStep = trainingFlopsPerToken(model, job.sequenceLength) * tokensPerStep;
+  const peak = peakTflops(job) * 1e12;
+  const computeMs = (flopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
+
+  const counts = parameterCounts(model);
+  const activationBytes = BYTES_PER_ELEMENT[job.precision === 'fp32' ? 'fp32' : 'bf16'];
+  const gradBytes = job.precision === 'fp32' ? 4 : 2;
+  const denseParams = counts.total - counts.expertTotal;
+  // Parameters one GPU holds before data-parallel sharding: split by TP and PP, experts also by EP.
+  const localParams = (denseParams + counts.expertTotal / ep) / (tp * pp);
+  const localGradientBytes = localParams * gradBytes;
+  const tokensPerMicroBatch = job.microBatchSize * job.sequenceLength;
+  const m = job.microBatches;
+  const layersPerStage = Math.ceil(model.layers / pp);
+
+  const shapes: Record<CommKind, CollectiveShape | undefined> = {
+    tp: groupShape('tp', parallelism, cluster),
+    cp: groupShape('cp', parallelism, cluster),
+    dp: groupShape('dp', parallelism, cluster),
+    ep: groupShape('ep', parallelism, cluster),
+    pp: groupShape('pp', parallelism, cluster),
+  };
+  const acc: Record<CommKind, CommAccumulator> = {
+    tp: { timeMs: 0, timeoutMs: 0, networkGB: 0 },
+    cp: { timeMs: 0, timeoutMs: 0, networkGB: 0 },
+    dp: { timeMs: 0, timeoutMs: 0, networkGB: 0 },
+    ep: { timeMs: 0, timeoutMs: 0, networkGB: 0 },
+    pp: { timeMs: 0, timeoutMs: 0, networkGB: 0 },
+  };
+
+  // Data parallel. DDP: one all_reduce per gradient bucket per step. ZeRO-1/2: reduce_scatter of
+  // gradients then all_gather of updated weights. ZeRO-3/FSDP: all_gather of weights in forward and
+  // again in backward for every micro-batch, one reduce_scatter of gradients per step.
+  if (job.sharding === 'none') {
+    const buckets = Math.max(1, Math.ceil(localGradientBytes / job.gradientBucketBytes));
+    addCollective(acc.dp, shapes.dp, 'all_reduce', localGradientBytes / buckets, buckets, cluster.gpusPerNode);
+  } else if (job.sharding === 'zero1' || job.sharding === 'zero2') {
+    addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes, 1, cluster.gpusPerNode);
+    addCollective(acc.dp, shapes.dp, 'all_gather', localParams * 2, 1, cluster.gpusPerNode);
+  } else {
+    const perLayerWeights = (localParams * 2) / layersPerStage;
+    addCollective(acc.dp, shapes.dp, 'all_gather', perLayerWeights, 2 * m * layersPerStage, cluster.gpusPerNode);
+    addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes / layersPerStage, layersPerStage, cluster.gpusPerNode);
+  }
+
+  // Tensor parallel (Megatron-LM, Shoeybi et al. 2019): two all_reduces of the activations per layer
+  // in forward and two in backward, on the critical path.
+  const activationPerMicroBatch = (tokensPerMicroBatch / cp) * model.hidden * activationBytes;
+  addCollective(acc.tp, shapes.tp, 'all_reduce', activationPerMicroBatch, 4 * layersPerStage * m, cluster.gpusPerNode);
+
+  // Context parallel (ring attention): all_gather of K and V per layer forward, reduce_scatter of
+  // their gradients backward.
+  const kvBytes = tokensPerMicroBatch * 2 * model.kvHeads * (model.hidden / model.heads) * activationBytes / tp;
+  addCollective(acc.cp, shapes.cp, 'all_gather', kvBytes, layersPerStage * m, cluster.gpusPerNode);
+  addCollective(acc.cp, shapes.cp, 'reduce_scatter', kvBytes, layersPerStage * m, cluster.gpusPerNode);
+
+  // Expert parallel (GShard/Switch): dispatch and combine all-to-alls per MoE layer, forward and backward.
+  if (model.experts > 1) {
+    const routed = (tokensPerMicroBatch / cp) * model.expertsPerToken * model.hidden * activationBytes / tp;
+    addCollective(acc.ep, shapes.ep, 'alltoall', routed, 4 * layersPerStage * m, cluster.gpusPerNode);
+  }
+
+  // Pipeline parallel: each micro-batch's activations cross each stage boundary forward, its
+  // gradients backward (1F1B, Narayanan et al. 2021).
+  addCollective(acc.pp, shapes.pp, 'sendrecv', activationPerMicroBatch / tp, 2 * m, cluster.gpusPerNode);
+
+  const commMs = { tp: acc.tp.timeMs, cp: acc.cp.timeMs, dp: acc.dp.timeMs, ep: acc.ep.timeMs, pp: acc.pp.timeMs };
+  // Overlap: DP traffic hides behind backward compute (all of compute for ZeRO-3/FSDP prefetching),
+  // CP's ring exchange behind attention. TP, EP and PP are on the critical path.
+  const sharded = job.sharding === 'zero3' || job.sharding === 'fsdp';
+  const dpWindow = sharded ? computeMs : (computeMs * BACKWARD_SHARE) / m;
+  const hiddenDp = Math.min(job.overlap * commMs.dp, dpWindow);
+  const hiddenCp = Math.min(job.overlap * commMs.cp, computeMs * BACKWARD_SHARE);
+  const exposedMs = { tp: commMs.tp, cp: commMs.cp - hiddenCp, dp: commMs.dp - hiddenDp, ep: commMs.ep, pp: commMs.pp };
+  const exposedCommMs = exposedMs.tp + exposedMs.cp + exposedMs.dp + exposedMs.ep + exposedMs.pp;
+  const timeoutMs = acc.tp.timeoutMs + acc.cp.timeoutMs + acc.dp.timeoutMs + acc.ep.timeoutMs + acc.pp.timeoutMs;
+
+  // Pipeline bubble: (pp - 1) / m of the compute (Narayanan et al. 2021, eq. 1).
+  const bubbleMs = pp > 1 ? ((pp - 1) / m) * computeMs : 0;
+
+  // Timeout stalls sit inside the collectives' times as an expectation; take them out, then let the
+  // straggler model put back jitter and stalls (analytically or by seeded Monte Carlo).
+  const expectedTimeoutMs = Math.min(timeoutMs, exposedCommMs);
+  const baseCommMs = exposedCommMs - expectedTimeoutMs;
+  const straggler = stragglerPenalty({
+    commMs: baseCommMs,
+    expectedTimeoutMs,
+    rtoMs: cluster.fabric.tcp?.minRtoMs ?? 0,
+    ranks: gpus,
+    jitterCv: job.stragglers.jitterCv,
+    method: job.stragglers.method,
+    samples: job.stragglers.samples,
+    seed: job.stragglers.seed,
+  });
+  const stragglerPenaltyMs = straggler.jitterPenaltyMs;
+  const exposedWithStallsMs = baseCommMs + straggler.timeoutPenaltyMs;
+  const stepTimeMs = computeMs + bubbleMs + exposedWithStallsMs + stragglerPenaltyMs;
+
+  const stepSeconds = stepTimeMs / 1000;
+  const modelFlops = flopsPerStep;
+  const mfu = modelFlops / (stepSeconds * gpus * peak);
+
+  // Host cost of the data path: network bytes per node per second, times CPU seconds and DRAM touches per byte, both directions.
+  const networkGBPerNodePerStep = (acc.tp.networkGB + acc.cp.networkGB + acc.dp.networkGB + acc.ep.networkGB + acc.pp.networkGB);
+  const terms = transportTerms({
+    fabric: cluster.fabric,
+    gpuDirectRdma: cluster.gpuDirectRdma,
+    nicsPerNode: cluster.nicsPerNode,
+    gpusPerNode: cluster.gpusPerNode,
+    pcieGBps: pcieBandwidthGBps(cluster.gpu),
+    hostMemoryBandwidthGBps: cluster.hostMemoryBandwidthGBps,
+  });
+  const networkGBps = cluster.nodes > 1 ? networkGBPerNodePerStep / stepSeconds : 0;
+  const hostCpuCoresPerNode = 2 * networkGBps * terms.cpuSecondsPerGB;
+  const hostMemoryTrafficGBps = 2 * networkGBps * terms.hostMemoryTouchesPerByte;
+
+  const shardFactor = (stage: 'grads' | 'optimizer' | 'weights'): number => {
+    if (job.sharding === 'zero3' || job.sharding === 'fsdp') return dp;
+    if (job.sharding === 'zero2') return stage === 'weights' ? 1 : dp;
+    if (job.sharding === 'zero1') return stage === 'optimizer' ? dp : 1;
+    return 1;
+  };
+  const stateMemoryPerGpuGB =
+    (localParams * (BYTES_PER_PARAM.weights / shardFactor('weights') + BYTES_PER_PARAM.grads / shardFactor('grads') + BYTES_PER_PARAM.optimizer / shardFactor('optimizer'))) / 1e9;
+  if (stateMemoryPerGpuGB > cluster.gpu.hbmGB) {
+    warnings.push(
+      `weights, gradients and optimizer state need ${stateMemoryPerGpuGB.toFixed(1)} GB per GPU, more than the ${cluster.gpu.hbmGB} GB of a ${cluster.gpu.id} (more sharding, tp or pp needed) at ${cluster.nodes} node(s)`,
+    );
+  }
+  if (tp > cluster.gpusPerNode) warnings.push(`tp ${tp} spans nodes: its all_reduces cross the network on the critical path`);
+
+  return {
+    stepTimeMs,
+    computeMs,
+    commMs,
+    exposedMs,
+    exposedCommMs: exposedWithStallsMs,
+    bubbleMs,
+    stragglerPenaltyMs,
+    timeoutPenaltyMs: straggler.timeoutPenaltyMs,
+    tokensPerSecond: tokensPerStep / stepSeconds,
+    tokensPerSecondPerGpu: tokensPerStep / stepSeconds / gpus,
+    mfu,
+    exposedCommShare: (exposedWithStallsMs + stragglerPenaltyMs) / stepTimeMs,
+    hostCpuCoresPerNode,
+    hostMemoryTrafficGBps,
+    networkGBPerNodePerStep,
+    stateMemoryPerGpuGB,
+    gpus,
+    warnings,
+  };
+}

@@ -1,0 +1,28 @@
+/** An accelerator: compute peak, memory and the links that feed it. */
+import { z } from 'zod';
+
+export const GpuSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  /** Dense (no sparsity) BF16 tensor-core peak (TFLOP/s). */
+  bf16DenseTflops: z.number().positive(),
+  /** Dense FP8 peak where the GPU has FP8 (TFLOP/s); absent otherwise. */
+  fp8DenseTflops: z.number().positive().optional(),
+  hbmGB: z.number().positive(),
+  hbmBandwidthTBps: z.number().positive(),
+  /** NVLink bandwidth per GPU, both directions together (GB/s), as NVIDIA quotes it. */
+  nvlinkBandwidthGBps: z.number().positive(),
+  pcieGen: z.number().int().min(3).max(7),
+  pcieLanes: z.number().int().positive().default(16),
+  sources: z.record(z.string(), z.string()).default({}),
+});
+export type GpuSpec = z.infer<typeof GpuSchema>;
+
+/** Usable PCIe bandwidth per direction (GB/s) for a generation and lane count (128b/130b encoding, ~80% after TLP overhead). */
+export function pcieBandwidthGBps(gpu: Pick<GpuSpec, 'pcieGen' | 'pcieLanes'>): number {
+  // Per-lane raw GT/s by generation (PCI-SIG): 3: 8, 4: 16, 5: 32, 6: 64, 7: 128.
+  const gigaTransfersPerLane = 8 * 2 ** (gpu.pcieGen - 3);
+  const encoding = 128 / 130;
+  const protocolEfficiency = 0.8; // TLP/DLLP headers at 256-byte max payload (PCI-SIG; measured D2H copies reach ~80%).
+  return (gigaTransfersPerLane * gpu.pcieLanes * encoding * protocolEfficiency) / 8;
+}

@@ -1,0 +1,150 @@
+/** Built-in fabrics, one NIC's view. Every value names its source in FABRIC_SOURCES. */
+import type { FabricSpec } from '../fabric.js';
+import { FABRIC_SOURCES as S } from './fabric-sources.js';
+
+const RDMA_COMMON_SOURCES = {
+  lineRateGbps: S.ethernetRates,
+  mtuBytes: S.rdmaMtu,
+  nicEfficiency: S.nicEfficiency,
+  gpuDirectRdma: S.gpuDirect,
+  lossless: S.pfc,
+};
+
+function roce(id: string, lineRateGbps: number): FabricSpec {
+  return {
+    id,
+    name: `RoCE v2 ${lineRateGbps}G`,
+    transport: 'roce',
+    lineRateGbps,
+    mtuBytes: 4096,
+    headerBytesPerPacket: 82,
+    perMessageLatencyUs: 1.6,
+    switchHopLatencyUs: 0.5,
+    nicEfficiency: 0.982,
+    gpuDirectRdma: true,
+    lossless: true,
+    sources: {
+      ...RDMA_COMMON_SOURCES,
+      headerBytesPerPacket: S.roceHeaders,
+      perMessageLatencyUs: S.rdmaLatencyRoce,
+      switchHopLatencyUs: S.ethSwitchHop,
+    },
+  };
+}
+
+function infiniband(id: string, generation: string, lineRateGbps: number): FabricSpec {
+  return {
+    id,
+    name: `InfiniBand ${generation} ${lineRateGbps}G`,
+    transport: 'ib',
+    lineRateGbps,
+    mtuBytes: 4096,
+    headerBytesPerPacket: 26,
+    perMessageLatencyUs: 1.0,
+    switchHopLatencyUs: 0.13,
+    nicEfficiency: 0.982,
+    gpuDirectRdma: true,
+    lossless: true,
+    sources: {
+      ...RDMA_COMMON_SOURCES,
+      lineRateGbps: S.ibRates,
+      headerBytesPerPacket: S.ibHeaders,
+      perMessageLatencyUs: S.rdmaLatencyIb,
+      switchHopLatencyUs: S.ibSwitchHop,
+    },
+  };
+}
+
+interface TcpPresetValues {
+  lineRateGbps: number;
+  mtuBytes: number;
+  perMessageLatencyUs: number;
+  perStreamGbps: number;
+  streamsPerPeer: number;
+  lossRate: number;
+  virtualized: boolean;
+}
+
+function tcp(id: string, name: string, values: TcpPresetValues): FabricSpec {
+  return {
+    id,
+    name,
+    transport: 'tcp',
+    lineRateGbps: values.lineRateGbps,
+    mtuBytes: values.mtuBytes,
+    headerBytesPerPacket: 90,
+    perMessageLatencyUs: values.perMessageLatencyUs,
+    switchHopLatencyUs: 0.6,
+    // The socket transport's own pipelining loss is inside perStreamGbps; no second discount.
+    nicEfficiency: 1,
+    gpuDirectRdma: false,
+    lossless: false,
+    tcp: {
+      perStreamGbps: values.perStreamGbps,
+      streamsPerPeer: values.streamsPerPeer,
+      lossRate: values.lossRate,
+      minRtoMs: 200,
+      rttUs: 2 * values.perMessageLatencyUs + 2 * 0.6,
+      virtualized: values.virtualized,
+    },
+    sources: {
+      lineRateGbps: S.ethernetRates,
+      mtuBytes: 'MTU 9000 (jumbo frames) as recommended for NCCL over sockets; 1500 where jumbo frames are not configured (IEEE 802.3 default)',
+      headerBytesPerPacket: S.tcpHeaders,
+      perMessageLatencyUs: values.virtualized ? S.tcpVirtLatency : S.tcpLatency,
+      switchHopLatencyUs: S.ethSwitchHop,
+      'tcp.perStreamGbps': S.tcpStreamsCalibration,
+      'tcp.streamsPerPeer': S.tcpSocketsDocs,
+      'tcp.lossRate': S.tcpLoss,
+      'tcp.minRtoMs': S.linuxRto,
+      gpuDirectRdma: S.gpuDirect,
+    },
+  };
+}
+
+export const fabricPresets: readonly FabricSpec[] = [
+  tcp('tcp-25g', 'TCP 25GbE (NCCL sockets, MTU 1500)', {
+    lineRateGbps: 25,
+    mtuBytes: 1500,
+    perMessageLatencyUs: 20,
+    perStreamGbps: 10,
+    streamsPerPeer: 2,
+    lossRate: 1e-5,
+    virtualized: false,
+  }),
+  tcp('tcp-100g', 'TCP 100GbE (NCCL sockets, MTU 9000)', {
+    lineRateGbps: 100,
+    mtuBytes: 9000,
+    perMessageLatencyUs: 15,
+    perStreamGbps: 10,
+    streamsPerPeer: 4,
+    lossRate: 1e-5,
+    virtualized: false,
+  }),
+  tcp('tcp-100g-virtualized', 'TCP 100GbE in VMs (virtio/vhost, MTU 1500)', {
+    lineRateGbps: 100,
+    mtuBytes: 1500,
+    perMessageLatencyUs: 60,
+    perStreamGbps: 6,
+    streamsPerPeer: 4,
+    lossRate: 1e-4,
+    virtualized: true,
+  }),
+  tcp('tcp-400g', 'TCP 400GbE (NCCL sockets 4x4, MTU 9000)', {
+    lineRateGbps: 400,
+    mtuBytes: 9000,
+    perMessageLatencyUs: 12,
+    perStreamGbps: 12,
+    streamsPerPeer: 16,
+    lossRate: 1e-5,
+    virtualized: false,
+  }),
+  roce('roce-100g', 100),
+  roce('roce-200g', 200),
+  roce('roce-400g', 400),
+  roce('roce-800g', 800),
+  infiniband('ib-edr-100g', 'EDR', 100),
+  infiniband('ib-hdr-200g', 'HDR', 200),
+  infiniband('ib-ndr-400g', 'NDR', 400),
+  infiniband('ib-xdr-800g', 'XDR', 800),
+];
