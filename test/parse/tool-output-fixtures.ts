@@ -1,0 +1,111 @@
+/**
+ * Shared by the tool-output parser tests: the real outputs under test/fixtures/<kind>/, golden
+ * facts under test/fixtures/<kind>/golden/ (rewritten only with UPDATE_GOLDEN=1), and one
+ * fast-check property every parser must pass: garbage, truncations and mutations of the real
+ * outputs never raise anything but NotThisKindError.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { NotThisKindError, type Parser } from '../../src/parse/types.js';
+
+export const FIXTURES_ROOT = join(import.meta.dirname, '..', 'fixtures');
+export const SHARED_SAMPLES_ROOT = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'samples');
+
+export interface Fixture {
+  name: string;
+  path: string;
+  text: string;
+}
+
+/** Real outputs of one kind: every file of its folder except SOURCES.md and the golden folder. */
+export function fixtures(kind: string): Fixture[] {
+  const folder = join(FIXTURES_ROOT, kind);
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name !== 'SOURCES.md')
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => ({ name, path: join(folder, name), text: readFileSync(join(folder, name), 'utf8') }));
+}
+
+export function fixtureText(kind: string, name: string): string {
+  return readFileSync(join(FIXTURES_ROOT, kind, name), 'utf8');
+}
+
+/** Compares the parse result with its golden JSON exactly; UPDATE_GOLDEN=1 rewrites the golden. */
+export function expectGolden(kind: string, fixtureName: string, value: unknown): void {
+  const folder = join(FIXTURES_ROOT, kind, 'golden');
+  const path = join(folder, `${fixtureName}.json`);
+  const actual = `${JSON.stringify(value, null, 2)}\n`;
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  expect(existsSync(path), `golden ${path} is missing: run with UPDATE_GOLDEN=1 and check it by hand`).toBe(true);
+  expect(JSON.parse(actual)).toEqual(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+/** Calls parse and fails the property on any exception other than NotThisKindError. */
+function parseSafely(parser: Parser, text: string): void {
+  const confidence = parser.detect(text);
+  if (!(confidence >= 0 && confidence <= 1)) throw new Error(`detect returned ${confidence}`);
+  try {
+    parser.parse(text);
+  } catch (error) {
+    if (!(error instanceof NotThisKindError)) throw error;
+  }
+}
+
+function mutations(samples: string[]): fc.Arbitrary<string> {
+  const sample = fc.constantFrom(...samples);
+  const truncated = fc.tuple(sample, fc.double({ min: 0, max: 1, noNaN: true })).map(([text, at]) => text.slice(0, Math.floor(text.length * at)));
+  const linesShuffled = fc.tuple(sample, fc.array(fc.nat(), { maxLength: 12 })).map(([text, picks]) => {
+    const lines = text.split('\n');
+    // Delete, duplicate or swap lines: what two processes writing to one file, or a bad copy, do.
+    for (const pick of picks) {
+      const i = pick % Math.max(lines.length, 1);
+      const op = pick % 3;
+      if (op === 0) lines.splice(i, 1);
+      else if (op === 1) lines.splice(i, 0, lines[i] ?? '');
+      else [lines[0], lines[i]] = [lines[i] ?? '', lines[0] ?? ''];
+    }
+    return lines.join('\n');
+  });
+  const charsReplaced = fc
+    .tuple(sample, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\t', ':', '=', '-', '0', '9', 'x', '[', ']', '{', '}', '"', ',', '\n', '\u0000', 'é')), { maxLength: 20 }))
+    .map(([text, edits]) => {
+      let out = text;
+      for (const [position, replacement] of edits) {
+        const i = out.length === 0 ? 0 : position % out.length;
+        out = out.slice(0, i) + replacement + out.slice(i + 1);
+      }
+      return out;
+    });
+  const randomBytes = fc.uint8Array({ maxLength: 400 }).map((bytes) => Buffer.from(bytes).toString('latin1'));
+  return fc.oneof(fc.string({ maxLength: 300 }), randomBytes, truncated, linesShuffled, charsReplaced);
+}
+
+/** The shared never-throw property: every parser passes it against its own real outputs. */
+export function expectNeverThrows(parser: Parser, samples: string[], numRuns = 200): void {
+  fc.assert(
+    fc.property(mutations(samples), (text) => {
+      parseSafely(parser, text);
+    }),
+    { numRuns, seed: 20261130 },
+  );
+}
+
+/** Every cut of every sample at a line end and in the middle of a line: warnings, never a crash. */
+export function expectEveryCutParses(parser: Parser, samples: string[]): void {
+  for (const sample of samples) {
+    const lines = sample.split('\n');
+    for (let k = 0; k <= lines.length; k++) {
+      const whole = lines.slice(0, k).join('\n');
+      const half = lines[k] ?? '';
+      parseSafely(parser, whole);
+      parseSafely(parser, `${whole}\n${half.slice(0, Math.floor(half.length / 2))}`);
+    }
+  }
+}
