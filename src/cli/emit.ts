@@ -17,6 +17,14 @@ export type ResultSaver = (result: ResultEnvelope<unknown>, options: EmitOptions
 
 let saver: ResultSaver | undefined;
 
+/** The default `--save`: the store is imported only now, so commands run without it never load SQLite. */
+async function saveToStore(result: ResultEnvelope<unknown>, options: EmitOptions): Promise<void> {
+  const { resolveDbPath, saveResult } = await import('../store/index.js');
+  const path = resolveDbPath(options.db);
+  const id = saveResult(path, result);
+  process.stderr.write(`saved as run ${id} in ${path}\n`);
+}
+
 /** The store registers itself here (lazily imported by the command that needs it). */
 export function setResultSaver(next: ResultSaver | undefined): void {
   saver = next;
@@ -32,6 +40,6 @@ export async function emitResult<M>(
   renderText: (result: ResultEnvelope<M>) => string,
 ): Promise<void> {
   if (options.out) writeFileAtomic(options.out, toJson(result));
-  if (options.save && saver) await saver(result, options);
+  if (options.save) await (saver ?? saveToStore)(result, options);
   process.stdout.write(options.json ? toJson(result) : renderText(result));
 }

@@ -20,8 +20,8 @@ import {
 import { nodeNetworkGBps, rankCount, spineSlowdown, switchHops, type CollectiveShape } from './collective-shape.js';
 import { expectedTimeoutDelayUs } from './transport.js';
 
-export const ALGORITHM_CHOICES = ['auto', 'ring', 'tree', 'hierarchical'] as const;
-export type AlgorithmChoice = (typeof ALGORITHM_CHOICES)[number];
+import type { AlgorithmChoice } from './algorithms.js';
+export { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
 export type AlgorithmUsed = 'ring' | 'tree' | 'hierarchical' | 'p2p';
 
 /** tuning.cc getNetOverhead: about 1 us of proxy work per network operation on x86 hosts. */

@@ -23,6 +23,11 @@ export function registerDemo(program: Command): void {
       write('compare.json', results.compare);
       write('scale.json', results.scale);
       for (const collective of results.collectives) write(`collective-${String(collective.inputs.fabric)}.json`, collective);
+      // The report needs vega: imported here only, so other commands never load it.
+      const { renderReport } = await import('../../report/index.js');
+      const reportPath = path.join(options.out, 'report.html');
+      writeFileAtomic(reportPath, await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' }));
+      written.push(reportPath);
       if (options.json) {
         process.stdout.write(toJson({ compare: results.compare, scale: results.scale }));
         return;

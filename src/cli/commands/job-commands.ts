@@ -2,6 +2,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
 import { intListArg, listArg, positiveIntArg } from '../options.js';
+import { addStoreOptions } from '../store-options.js';
 
 async function loadJob(file: string) {
   const { loadJobFile } = await import('../../spec/load.js');
@@ -9,60 +10,84 @@ async function loadJob(file: string) {
 }
 
 export function registerPlan(program: Command): void {
-  program
+  const command = program
     .command('plan')
     .description('step-time breakdown of one training job on one fabric')
     .argument('<job>', 'job YAML file')
     .option('--fabric <preset>', 'fabric preset overriding the job file')
-    .option('--nodes <n>', 'node count overriding the job file (batch per replica kept)', positiveIntArg('--nodes'))
+    .option(
+      '--nodes <n>',
+      'node count overriding the job file (batch per replica kept)',
+      positiveIntArg('--nodes'),
+    )
     .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
-    .action(async (file, options) => {
-      const loaded = await loadJob(file);
-      const { planJob } = await import('../../model/plan.js');
-      const { renderPlanText } = await import('../render/plan-text.js');
-      const { emitResult } = await import('../emit.js');
-      const overrides = { ...(options.fabric ? { fabric: options.fabric } : {}), ...(options.nodes ? { nodes: options.nodes } : {}) };
-      await emitResult(planJob(loaded, overrides, file), options, renderPlanText);
-    });
+    .option('--out <file>', 'also write the JSON result to FILE');
+  addStoreOptions(command).action(async (file, options) => {
+    const loaded = await loadJob(file);
+    const { planJob } = await import('../../model/plan.js');
+    const { renderPlanText } = await import('../render/plan-text.js');
+    const { emitResult } = await import('../emit.js');
+    const overrides = {
+      ...(options.fabric ? { fabric: options.fabric } : {}),
+      ...(options.nodes ? { nodes: options.nodes } : {}),
+    };
+    await emitResult(planJob(loaded, overrides, file), options, renderPlanText);
+  });
 }
 
 export function registerCompare(program: Command): void {
-  program
+  const command = program
     .command('compare')
     .description('side-by-side step time, tokens/s, MFU and data-path cost of one job on several fabrics')
     .argument('<job>', 'job YAML file')
-    .option('--fabrics <list>', 'comma-separated fabric presets', listArg, ['tcp-100g', 'roce-400g', 'ib-ndr-400g'])
+    .option('--fabrics <list>', 'comma-separated fabric presets', listArg, [
+      'tcp-100g',
+      'roce-400g',
+      'ib-ndr-400g',
+    ])
     .option('--nodes <n>', 'node count overriding the job file', positiveIntArg('--nodes'))
     .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
-    .action(async (file, options) => {
-      const loaded = await loadJob(file);
-      if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
-      const { compareFabrics } = await import('../../model/plan.js');
-      const { renderCompareText } = await import('../render/plan-text.js');
-      const { emitResult } = await import('../emit.js');
-      await emitResult(compareFabrics(loaded, options.fabrics, options.nodes ? { nodes: options.nodes } : {}, file), options, renderCompareText);
-    });
+    .option('--out <file>', 'also write the JSON result to FILE');
+  addStoreOptions(command).action(async (file, options) => {
+    const loaded = await loadJob(file);
+    if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
+    const { compareFabrics } = await import('../../model/plan.js');
+    const { renderCompareText } = await import('../render/plan-text.js');
+    const { emitResult } = await import('../emit.js');
+    await emitResult(
+      compareFabrics(loaded, options.fabrics, options.nodes ? { nodes: options.nodes } : {}, file),
+      options,
+      renderCompareText,
+    );
+  });
 }
 
 export function registerScale(program: Command): void {
-  program
+  const command = program
     .command('scale')
     .description('scaling efficiency per fabric over node counts, and from how many nodes RDMA pays off')
     .argument('<job>', 'job YAML file')
-    .option('--nodes <list>', 'node counts: 1,2,4,8 or 1..1024 (powers of two)', intListArg('--nodes'), [1, 2, 4, 8, 16, 32, 64, 128])
-    .option('--fabrics <list>', 'comma-separated fabric presets', listArg, ['tcp-100g', 'roce-400g', 'ib-ndr-400g'])
+    .option(
+      '--nodes <list>',
+      'node counts: 1,2,4,8 or 1..1024 (powers of two)',
+      intListArg('--nodes'),
+      [1, 2, 4, 8, 16, 32, 64, 128],
+    )
+    .option('--fabrics <list>', 'comma-separated fabric presets', listArg, [
+      'tcp-100g',
+      'roce-400g',
+      'ib-ndr-400g',
+    ])
     .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
-    .action(async (file, options) => {
-      const loaded = await loadJob(file);
-      if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
-      const { scaleJob } = await import('../../model/plan.js');
-      const { renderScaleText } = await import('../render/plan-text.js');
-      const { emitResult } = await import('../emit.js');
-      await emitResult(scaleJob(loaded, options.nodes, options.fabrics, file), options, renderScaleText);
-    });
+    .option('--out <file>', 'also write the JSON result to FILE');
+  addStoreOptions(command).action(async (file, options) => {
+    const loaded = await loadJob(file);
+    if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
+    const { scaleJob } = await import('../../model/plan.js');
+    const { renderScaleText } = await import('../render/plan-text.js');
+    const { emitResult } = await import('../emit.js');
+    await emitResult(scaleJob(loaded, options.nodes, options.fabrics, file), options, renderScaleText);
+  });
 }
 
 export function registerExplain(program: Command): void {

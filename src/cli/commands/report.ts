@@ -1,0 +1,67 @@
+/**
+ * `aifabric report`: one self-contained HTML file from saved runs (`--run`, or the latest ones)
+ * and/or result JSON files (`--input`, no database needed). Charts are rendered to SVG in Node.
+ */
+import { Command } from '@commander-js/extra-typings';
+import { writeFileAtomic } from '../../core/atomic-write.js';
+import type { ResultEnvelope } from '../../core/envelope.js';
+import { InputError } from '../../core/errors.js';
+import { makeResult } from '../../core/envelope.js';
+import { emitResult } from '../emit.js';
+import { positiveIntArg } from '../options.js';
+import { addDbOption } from '../store-options.js';
+import { readEnvelopes } from './report-inputs.js';
+
+const DEFAULT_LAST = 50;
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function registerReport(program: Command): void {
+  addDbOption(
+    program
+      .command('report')
+      .description('write one self-contained HTML report (charts as inline SVG) from saved runs or result files')
+      .option('--run <id>', 'a saved run to include (repeat for several; default: the latest runs)', collect)
+      .option('--kind <kind>', 'without --run: only the latest runs of this kind')
+      .option('--last <n>', `without --run: how many of the latest runs (default ${DEFAULT_LAST})`, positiveIntArg('--last'))
+      .option('--input <file>', 'a result JSON file (one envelope or an array) to include; repeatable; needs no database', collect)
+      .option('--out <file>', 'where to write the HTML', 'report.html')
+      .option('--title <text>', 'the report title', 'aifabric report')
+      .option('--json', 'print a result envelope describing the written report'),
+  ).action(async (options) => {
+    const started = performance.now();
+    const items: { envelope: ResultEnvelope; ref: string }[] = [];
+    for (const file of options.input ?? []) {
+      readEnvelopes(file).forEach((envelope, index, all) => items.push({ envelope, ref: all.length > 1 ? `${file} [${index}]` : file }));
+    }
+    const runIds: number[] = [];
+    if (options.run !== undefined || items.length === 0) {
+      const store = await import('../../store/index.js');
+      const path = store.resolveDbPath(options.db);
+      const runs = new store.RunStore(path, { mustExist: true });
+      try {
+        const ids =
+          options.run?.map((text) => store.parseRunId(text)) ??
+          runs.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), limit: options.last ?? DEFAULT_LAST }).map((run) => run.id).reverse();
+        if (ids.length === 0) throw new InputError(`no runs${options.kind !== undefined ? ` of kind ${options.kind}` : ''} in ${path} (save results with --save)`);
+        for (const id of ids) {
+          items.push({ envelope: runs.require(id).envelope, ref: `#${id}` });
+          runIds.push(id);
+        }
+      } finally {
+        runs.close();
+      }
+    }
+    const { renderReportItems } = await import('../../report/index.js');
+    const html = await renderReportItems(items, { title: options.title });
+    writeFileAtomic(options.out, html);
+    const charts = (html.match(/<figure class="chart"/g) ?? []).length;
+    const result = makeResult(
+      'report',
+      { out: options.out, runs: runIds, inputs: options.input ?? [] },
+      { path: options.out, results: items.length, charts, bytes: Buffer.byteLength(html) },
+      { timing: { wallMs: performance.now() - started } },
+    );
+    await emitResult(result, { json: options.json ?? false }, () => `wrote ${options.out}: ${items.length} result${items.length === 1 ? '' : 's'}, ${charts} chart${charts === 1 ? '' : 's'}, ${Math.round(Buffer.byteLength(html) / 1024)} KiB\n`);
+  });
+}

@@ -1,0 +1,9 @@
+/** The results store: SQLite with versioned migrations; runs saved with `--save`, read by runs, report and serve. */
+export { RunStore, saveResult, listRuns, getRun, parseRunId } from './run-store.js';
+export type { RunSummary, StoredRun, ListRunsFilter } from './run-store.js';
+export { resolveDbPath, openDatabase, migrate } from './open-store.js';
+export type { OpenStoreOptions, SqliteDatabase } from './open-store.js';
+export { MIGRATIONS, LATEST_STORE_VERSION, STORE_APPLICATION_ID } from './migrations.js';
+export type { Migration } from './migrations.js';
+export { diffResults, BUSBW_REGRESSION_THRESHOLD } from './diff-results.js';
+export type { ResultDiff, BusbwComparison, MetricChange } from './diff-results.js';
