@@ -9,10 +9,11 @@ import { pcieBandwidthGBps } from '../spec/gpu.js';
 import { transportTerms, type TransportTerms } from './transport.js';
 
 /**
- * Share of NVLink's per-direction bandwidth a ring sustains inside one node: 8 x B200 reach 845.7 GB/s
- * all_reduce busbw on 900 GB/s per direction at 16 GiB (stas00/ml-engineering network/README.md).
+ * Share of NVLink's per-direction bandwidth NCCL's ring sustains inside one node: about 20% goes to
+ * protocol overhead, 370 of 450 GB/s on H100 (NVIDIA/nccl-tests issue 212, maintainer). DGX A100
+ * logs show 226-233 of 300 GB/s (superbench fixtures). NVLink SHARP (NVLS) all_reduce can exceed this.
  */
-export const NVLINK_EFFICIENCY = 0.94;
+export const NVLINK_EFFICIENCY = 370 / 450;
 
 export interface CollectiveShape {
   nodes: number;

@@ -31,12 +31,19 @@ describe('calibration against published nccl-tests results', () => {
     expect(busbw).toBeLessThanOrEqual(6);
   });
 
-  it('400G NDR and RoCE land in the maintainers\' 46 to 49 GB/s per NIC', () => {
+  it('400G NDR and RoCE land in the maintainers\' 46 to 49 GB/s per NIC (NIC-bound: 4 NICs per H100 node)', () => {
     for (const fabric of ['ib-ndr-400g', 'roce-400g']) {
-      const perNic = predictBusbwPlateauGBps({ op: 'all_reduce', nodes: 8, gpusPerNode: 8, nicsPerNode: 8, fabric, gpu: 'h100-sxm' }) / 8;
+      const perNic = predictBusbwPlateauGBps({ op: 'all_reduce', nodes: 8, gpusPerNode: 8, nicsPerNode: 4, fabric, gpu: 'h100-sxm' }) / 4;
       expect(perNic).toBeGreaterThanOrEqual(46);
       expect(perNic).toBeLessThanOrEqual(49);
     }
+  });
+});
+
+describe('NVLink inside one node', () => {
+  it('8 x A100 all_reduce near the 226-233 GB/s of DGX A100 logs; 8 x H100 ring near the maintainers\' 370 GB/s', () => {
+    within(predictBusbwPlateauGBps({ op: 'all_reduce', nodes: 1, gpusPerNode: 8, fabric: 'ib-hdr-200g', gpu: 'a100-40gb' }), 230);
+    within(predictBusbwPlateauGBps({ op: 'all_reduce', nodes: 1, gpusPerNode: 8, fabric: 'ib-ndr-400g', gpu: 'h100-sxm' }), 370);
   });
 });
 

@@ -1,0 +1,11 @@
+/** The check room: collectors (capture folder, live host), the rule families, the engine and its outputs. */
+export { runCheck, hasErrors, type CheckOptions, type CheckMetrics, type CheckResult } from './run-check.js';
+export { collectFromDir, type CollectedHosts } from './collect/from-dir.js';
+export { collectLive, type LiveOptions, type LiveCollection } from './collect/live.js';
+export { recogniseText } from './collect/recognise.js';
+export { toJunitXml } from './junit.js';
+export { renderCheckText } from './render-text.js';
+export { ruleFamilies } from './rules/index.js';
+export { parseSonicConfigDb, type SonicConfigDbFacts } from './qos/sonic-config-db.js';
+export { parseMlnxQos, type MlnxQosFacts } from './qos/mlnx-qos.js';
+export type { Capture, CaptureKind, CheckFinding, HostCaptures, RuleFamily, RuleFamilyId } from './types.js';
