@@ -1,0 +1,74 @@
+/**
+ * `-c 1`: deterministic inputs per op and the element-by-element comparison of each rank's result
+ * against what the collective must produce (as nccl-tests' CheckData, counting wrong elements).
+ * Receive buffers are first filled with a sentinel so that an element never written is caught too.
+ */
+import { typedView } from './datatypes.js';
+import { inputValue, reducedValue } from './fill.js';
+import type { CollContext } from './coll-context.js';
+import type { BenchOp, NumericArray } from './types.js';
+
+const SENTINEL = 123456;
+
+function view(ctx: CollContext, bytes: Uint8Array, elements: number): NumericArray {
+  return typedView(bytes, ctx.dataType, 0, elements);
+}
+
+/** Elements each rank sends, for an op with paramCount `count`. */
+function sendElements(op: BenchOp, count: number, nranks: number): number {
+  return op === 'reduce_scatter' || op === 'alltoall' ? count * nranks : count;
+}
+
+/** Elements each rank receives. */
+function recvElements(op: BenchOp, count: number, nranks: number): number {
+  return op === 'all_gather' || op === 'alltoall' ? count * nranks : count;
+}
+
+/** Fill inputs for check round `seed`; `recvBase` is the whole receive allocation (sentinel). */
+export function fillForCheck(op: BenchOp, ctx: CollContext, recvBase: Uint8Array, seed: number): void {
+  const { rank, nranks, count } = ctx;
+  typedView(recvBase, ctx.dataType).fill(SENTINEL);
+  const input = view(ctx, ctx.send, sendElements(op, count, nranks));
+  const owner = op === 'broadcast' ? ctx.root : rank;
+  for (let i = 0; i < input.length; i++) input[i] = inputValue(owner, i, seed);
+}
+
+/** Mismatching elements of this rank's result. */
+export function countWrong(op: BenchOp, ctx: CollContext, seed: number): number {
+  const { rank, nranks, count, redOp, dataType, root } = ctx;
+  if (op === 'reduce' && rank !== root) return 0;
+  const out = view(ctx, ctx.recv, recvElements(op, count, nranks));
+  // Inputs repeat every 17 elements, so reductions are tabulated once per residue.
+  const reduced = Array.from({ length: 17 }, (_, k) => reducedValue(k, nranks, redOp, dataType, seed));
+  let expected: (i: number) => number;
+  switch (op) {
+    case 'all_reduce':
+    case 'reduce':
+      expected = (i) => reduced[i % 17]!;
+      break;
+    case 'reduce_scatter':
+      expected = (i) => reduced[(rank * count + i) % 17]!;
+      break;
+    case 'all_gather':
+      expected = (i) => inputValue(Math.floor(i / count), i % count, seed);
+      break;
+    case 'broadcast':
+      expected = (i) => inputValue(root, i, seed);
+      break;
+    case 'alltoall':
+      expected = (i) => inputValue(Math.floor(i / count), rank * count + (i % count), seed);
+      break;
+    case 'sendrecv':
+      expected = (i) => inputValue((rank - 1 + nranks) % nranks, i, seed);
+      break;
+  }
+  let wrong = 0;
+  for (let i = 0; i < out.length; i++) if (out[i] !== expected(i)) wrong++;
+  return wrong;
+}
+
+/** Test hook (AIFABRIC_BENCH_CORRUPT=RANK): damage one result element so `-c 1` must catch it. */
+export function corruptOneElement(op: BenchOp, ctx: CollContext): void {
+  const out = view(ctx, ctx.recv, recvElements(op, ctx.count, ctx.nranks));
+  if (out.length > 0) out[0] = out[0]! + 1000;
+}

@@ -1,0 +1,78 @@
+/**
+ * What every collective implementation receives: the data plane, who we are, the element type
+ * and operator, and the views it reads and writes. Views follow nccl-tests' in-place layout
+ * (common.cu startColl): in place, send = recv + sendInplaceOffset x rank and
+ * recv = base + recvInplaceOffset x rank, so aliasing is exactly NCCL's.
+ */
+import { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
+import type { Mesh } from './mesh.js';
+import type { DataType, ReduceOp } from './types.js';
+
+export interface CollContext {
+  mesh: Mesh;
+  rank: number;
+  nranks: number;
+  dataType: DataType;
+  redOp: ReduceOp;
+  root: number;
+  /** Elements passed to the collective (nccl-tests paramCount). */
+  count: number;
+  send: Uint8Array;
+  recv: Uint8Array;
+  inPlace: boolean;
+  /** Accumulator and staging space, at least as large as the send buffer. */
+  work: Uint8Array;
+  /** Grow-only receive staging for reductions. */
+  scratch: (bytes: number) => Uint8Array;
+  /** Target bytes per pipelined slice. */
+  sliceBytes: number;
+  socketsPerPeer: number;
+}
+
+export const mod = (a: number, n: number): number => ((a % n) + n) % n;
+
+export function elementBytes(ctx: CollContext): number {
+  return ELEMENT_BYTES[ctx.dataType];
+}
+
+/** Byte view of elements [e0, e1) of `buffer`. */
+export function elems(ctx: CollContext, buffer: Uint8Array, e0: number, e1: number): Uint8Array {
+  const size = elementBytes(ctx);
+  return buffer.subarray(e0 * size, e1 * size);
+}
+
+/** dst = a OP b on byte views of equal length holding ctx.dataType elements. */
+export function reduceBytes(ctx: CollContext, dst: Uint8Array, a: Uint8Array, b: Uint8Array): void {
+  reduceInto(typedView(dst, ctx.dataType), typedView(a, ctx.dataType), typedView(b, ctx.dataType), ctx.redOp);
+}
+
+/**
+ * How many slices a block of `elements` is cut into for pipelining: enough to keep every socket
+ * busy and slices near sliceBytes, never more than there are elements.
+ */
+export function sliceCount(ctx: CollContext, elements: number): number {
+  const bytes = elements * elementBytes(ctx);
+  const wanted = Math.max(ctx.socketsPerPeer, Math.ceil(bytes / ctx.sliceBytes));
+  return Math.max(1, Math.min(elements, wanted));
+}
+
+/** Element range of slice j of [start, start+length) cut into `slices` near-equal parts. */
+export function sliceRange(start: number, length: number, j: number, slices: number): [number, number] {
+  return [start + Math.floor((j * length) / slices), start + Math.floor(((j + 1) * length) / slices)];
+}
+
+/** Resolves when `total` completions have been counted; count() marks one. */
+export function completion(total: number): { count: () => void; done: Promise<void> } {
+  let remaining = total;
+  let resolve: () => void = () => undefined;
+  const done = new Promise<void>((r) => {
+    resolve = r;
+    if (remaining === 0) r();
+  });
+  return {
+    count: () => {
+      if (--remaining === 0) resolve();
+    },
+    done,
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * One direction of the data plane over one TCP connection. Both ends know the exact sequence of
+ * messages (the collective's schedule), so there are no headers: the receiver posts destination
+ * views in order and incoming bytes are copied straight into them.
+ *
+ * The receiving end reads with Node's `onread` straight into the posted destination, or into one
+ * preallocated staging buffer (no allocation per read: about twice the throughput of 'data'
+ * events on loopback). When bytes
+ * arrive before their destination is posted, the few already read are kept and the socket is
+ * paused, so the rest waits in the kernel (TCP flow control) instead of piling up in memory.
+ */
+import type net from 'node:net';
+
+interface PostedReceive {
+  view: Uint8Array;
+  filled: number;
+  onDone: () => void;
+}
+
+/** Staging buffer per receiving connection; 4 MiB measured best on loopback (bench/tcp-vs-iperf3). */
+export const STAGING_BYTES = 4 * 1024 * 1024;
+/** Below this, one large read into staging and a copy beats many small reads into place. */
+const DIRECT_READ_MIN_BYTES = 256 * 1024;
+
+export class DataSocket {
+  private readonly posted: PostedReceive[] = [];
+  private head = 0;
+  private leftover: Uint8Array | undefined;
+  private draining = false;
+  private paused = false;
+  pendingWrites = 0;
+  /** Date.now() of the last byte received or write completed, for the inactivity watchdog. */
+  lastProgress = Date.now();
+  socket: net.Socket | undefined;
+
+  constructor(
+    private readonly onWriteError: (error: Error) => void,
+    private readonly onFlushed: () => void,
+  ) {}
+
+  /**
+   * The `onread` option for a receiving connection. Node asks for the buffer of each read just
+   * before making it: while a large receive is posted we hand out the unfilled rest of its
+   * destination, so the kernel copies straight into place (no second copy); otherwise the
+   * staging buffer.
+   */
+  readOptions(): { buffer: () => Uint8Array; callback: (bytes: number, buffer: Uint8Array) => boolean } {
+    const staging = new Uint8Array(STAGING_BYTES);
+    return {
+      buffer: () => {
+        const request = this.leftover ? undefined : this.posted[this.head];
+        if (request && request.view.length - request.filled >= DIRECT_READ_MIN_BYTES) return request.view.subarray(request.filled);
+        return staging;
+      },
+      callback: (bytes, buffer) => this.onRead(buffer.subarray(0, bytes)),
+    };
+  }
+
+  get waiting(): boolean {
+    return this.head < this.posted.length;
+  }
+
+  /** Deliver `view.length` bytes of the stream into `view`, then call onDone (synchronously from the read). */
+  recv(view: Uint8Array, onDone: () => void): void {
+    if (view.length === 0) {
+      onDone();
+      return;
+    }
+    this.posted.push({ view, filled: 0, onDone });
+    if (this.draining) return;
+    if (this.leftover) {
+      const rest = this.leftover;
+      this.leftover = undefined;
+      this.onRead(rest, true);
+    }
+    if (this.paused && !this.leftover && this.socket) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  send(view: Uint8Array): void {
+    if (view.length === 0 || !this.socket) return;
+    this.pendingWrites++;
+    // The view is written in place (no copy); the caller keeps it unchanged until flushed.
+    this.socket.write(view, (error) => {
+      this.pendingWrites--;
+      this.lastProgress = Date.now();
+      if (error) this.onWriteError(error);
+      else if (this.pendingWrites === 0) this.onFlushed();
+    });
+  }
+
+  /**
+   * Copy bytes into posted views in stream order. A completion callback may post the next
+   * receive; the draining flag keeps that from consuming anything out of order. Returns false
+   * (pause the socket) when bytes are left over with nowhere to go.
+   */
+  private onRead(chunk: Uint8Array, owned = false): boolean {
+    this.lastProgress = Date.now();
+    this.draining = true;
+    let offset = 0;
+    try {
+      while (offset < chunk.length && this.waiting) {
+        const request = this.posted[this.head]!;
+        const n = Math.min(request.view.length - request.filled, chunk.length - offset);
+        const inPlace = chunk.buffer === request.view.buffer && chunk.byteOffset + offset === request.view.byteOffset + request.filled;
+        if (!inPlace) request.view.set(chunk.subarray(offset, offset + n), request.filled);
+        request.filled += n;
+        offset += n;
+        if (request.filled === request.view.length) {
+          this.head++;
+          if (this.head > 1024) {
+            this.posted.splice(0, this.head);
+            this.head = 0;
+          }
+          request.onDone();
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+    if (offset < chunk.length) {
+      // The staging buffer is reused by the next read, so keep a copy of what is left.
+      this.leftover = owned ? chunk.subarray(offset) : chunk.slice(offset);
+      this.paused = true;
+      return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,10 @@
+/** Real collectives over kernel TCP: the public surface of bench/. */
+export * from './types.js';
+export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
+export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
+export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';
+export { interfaceAddress } from './interfaces.js';
+export { runBenchRank, type RankRunOptions, type RankRunResult } from './runner.js';
+export { formatHeader, formatRow, formatFooter, floatStr, formatG } from './format.js';
+export { launchLocal, combinedExitCode, freeLoopbackPort, type LocalLaunchResult } from './local-launch.js';
+export { benchResult, type BenchTcpMetrics } from './result.js';

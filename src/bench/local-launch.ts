@@ -1,0 +1,97 @@
+/**
+ * `--np N`: start N local ranks of this same command, as `mpirun -np N` would on one host, with
+ * torchrun-style RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT. Rank 0's stdout is the run's output;
+ * every rank's stderr passes through. When one rank fails the others end by themselves within
+ * --timeout (they see it die); a last-resort kill after that guarantees no rank outlives the run,
+ * and Ctrl-C is forwarded to all of them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+export interface LocalLaunchOptions {
+  np: number;
+  /** Node script and arguments for each rank (without --np). */
+  script: string;
+  args: string[];
+  timeoutS: number;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WritableStream;
+}
+
+export interface LocalLaunchResult {
+  exitCode: number;
+  /** Exit code (or signal name) per rank. */
+  ranks: (number | string)[];
+  pids: number[];
+}
+
+/** Variables of outer launchers that would override our own rank assignment. */
+const LAUNCHER_VARIABLES = /^(OMPI_COMM_WORLD_|PMI_|PMIX_RANK|SLURM_PROCID|SLURM_NTASKS|LOCAL_RANK|RANK$|WORLD_SIZE$|MASTER_ADDR$|MASTER_PORT$)/;
+
+export async function freeLoopbackPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLaunchResult> {
+  const port = await freeLoopbackPort();
+  const baseEnv: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(options.env ?? process.env)) if (!LAUNCHER_VARIABLES.test(key)) baseEnv[key] = value;
+  const children: ChildProcess[] = [];
+  const results: (number | string)[] = new Array<number | string>(options.np).fill(-1);
+  let killTimer: NodeJS.Timeout | undefined;
+  const forward = (signal: NodeJS.Signals) => () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    const exits = [...Array(options.np).keys()].map((rank) => {
+      const env = { ...baseEnv, RANK: String(rank), WORLD_SIZE: String(options.np), LOCAL_RANK: String(rank), MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port) };
+      const child = spawn(process.execPath, [options.script, ...options.args], {
+        env,
+        stdio: ['ignore', rank === 0 ? 'pipe' : 'ignore', 'inherit'],
+      });
+      children.push(child);
+      if (rank === 0) child.stdout?.pipe(options.stdout ?? process.stdout, { end: false });
+      return new Promise<void>((resolve) => {
+        child.on('error', () => {
+          results[rank] = 'spawn-error';
+          resolve();
+        });
+        child.on('exit', (code, signal) => {
+          results[rank] = code ?? signal ?? -1;
+          if (code !== 0 && !killTimer) {
+            // The rest should stop on their own within --timeout; this is the backstop.
+            killTimer = setTimeout(forward('SIGKILL'), (options.timeoutS + 10) * 1000);
+          }
+          resolve();
+        });
+      });
+    });
+    await Promise.all(exits);
+    const stdout0 = children[0]?.stdout;
+    if (stdout0 && !stdout0.readableEnded) await new Promise<void>((resolve) => stdout0.once('end', () => resolve()));
+  } finally {
+    if (killTimer) clearTimeout(killTimer);
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+  return { exitCode: combinedExitCode(results), ranks: results, pids: children.map((child) => child.pid ?? -1) };
+}
+
+/** An environment fault (3, or a rank killed by a signal) wins, then bad usage (2), then the highest. */
+export function combinedExitCode(results: (number | string)[]): number {
+  if (results.every((code) => code === 0)) return 0;
+  if (results.some((code) => code === 3 || typeof code === 'string')) return 3;
+  if (results.some((code) => code === 2)) return 2;
+  return Math.max(...results.map((code) => (typeof code === 'number' && code >= 0 ? code : 3)));
+}

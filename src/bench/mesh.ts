@@ -1,0 +1,221 @@
+/**
+ * The data plane: K TCP connections (TCP_NODELAY) per direction to each peer a collective needs.
+ * The receiving rank opens them (so it can read with `onread` into its own staging buffer) and
+ * starts each with an 8-byte hello (its rank, the connection's index), so both ends agree on
+ * which socket is which. A reset, a close, or a peer silent for --timeout while we wait on it
+ * trips the fault latch, naming that peer.
+ */
+import net from 'node:net';
+import { DataSocket } from './data-socket.js';
+import { describeRank, type FaultLatch } from './fault.js';
+import type { RankInfo } from './types.js';
+
+const HELLO_BYTES = 8;
+
+/**
+ * Connections accepted by a rank's data listener. Peers may connect as soon as the rendezvous
+ * tells them our port, before this rank has set up its mesh; those wait here (paused) instead of
+ * being missed.
+ */
+export class AcceptQueue {
+  private readonly waiting: net.Socket[] = [];
+  private handler: ((socket: net.Socket) => void) | undefined;
+
+  constructor(server: net.Server) {
+    server.on('connection', (socket) => {
+      socket.on('error', () => undefined);
+      if (this.handler) this.handler(socket);
+      else {
+        socket.pause();
+        this.waiting.push(socket);
+      }
+    });
+  }
+
+  handle(handler: (socket: net.Socket) => void): void {
+    this.handler = handler;
+    for (const socket of this.waiting.splice(0)) {
+      handler(socket);
+      socket.resume();
+    }
+  }
+
+  destroyWaiting(): void {
+    for (const socket of this.waiting.splice(0)) socket.destroy();
+  }
+}
+
+export class Mesh {
+  private readonly sendLinks = new Map<number, DataSocket[]>();
+  private readonly recvLinks = new Map<number, DataSocket[]>();
+  private closing = false;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly flushWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly rank: number,
+    readonly peers: RankInfo[],
+    readonly socketsPerPeer: number,
+    private readonly latch: FaultLatch,
+    private readonly timeoutS: number,
+  ) {}
+
+  private describe(rank: number): string {
+    const peer = this.peers[rank];
+    return describeRank(rank, peer?.host, peer?.pid);
+  }
+
+  private find(links: Map<number, DataSocket[]>, peer: number, index: number, what: string): DataSocket {
+    const socket = links.get(peer)?.[index % this.socketsPerPeer];
+    if (!socket) throw new Error(`internal: no data connection to ${what} rank ${peer} from rank ${this.rank}`);
+    return socket;
+  }
+
+  /** Connection `index mod K` carrying our bytes to `peer`. */
+  sendLink(peer: number, index: number): DataSocket {
+    return this.find(this.sendLinks, peer, index, 'send to');
+  }
+
+  /** Connection `index mod K` carrying `peer`'s bytes to us. */
+  recvLink(peer: number, index: number): DataSocket {
+    return this.find(this.recvLinks, peer, index, 'receive from');
+  }
+
+  private newLink(peer: number): DataSocket {
+    return new DataSocket(
+      (error) => this.latch.trip(`connection to ${this.describe(peer)} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`),
+      () => this.checkFlushed(),
+    );
+  }
+
+  private watch(peer: number, socket: net.Socket): void {
+    socket.setNoDelay(true);
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (!this.closing) this.latch.trip(`connection to ${this.describe(peer)} failed: ${error.code ?? error.message}`);
+    });
+    socket.on('close', () => {
+      if (!this.closing) this.latch.trip(`${this.describe(peer)} closed its data connection (exited or was killed)`);
+    });
+  }
+
+  private store(links: Map<number, DataSocket[]>, peer: number, index: number, link: DataSocket): void {
+    const list = links.get(peer) ?? [];
+    list[index] = link;
+    links.set(peer, list);
+  }
+
+  /**
+   * Open K connections to each rank in `recvFrom` and accept K from each rank in `sendTo`;
+   * resolves when all are up.
+   */
+  async connect(accepted: AcceptQueue, sendTo: number[], recvFrom: number[], localAddress: string | undefined): Promise<void> {
+    const expected = (sendTo.length + recvFrom.length) * this.socketsPerPeer;
+    let ready = 0;
+    let markReady: () => void = () => undefined;
+    const allReady = new Promise<void>((resolve) => {
+      markReady = () => {
+        if (++ready === expected) resolve();
+      };
+      if (expected === 0) resolve();
+    });
+    accepted.handle((socket) => {
+      let header = Buffer.alloc(0);
+      const onHeader = (chunk: Buffer): void => {
+        header = Buffer.concat([header, chunk]);
+        if (header.length < HELLO_BYTES) return;
+        socket.off('data', onHeader);
+        socket.pause();
+        const peer = header.readUInt32LE(0);
+        const index = header.readUInt32LE(4);
+        if (!sendTo.includes(peer) || index >= this.socketsPerPeer || this.sendLinks.get(peer)?.[index]) {
+          socket.destroy();
+          return;
+        }
+        const link = this.newLink(peer);
+        link.socket = socket;
+        this.watch(peer, socket);
+        this.store(this.sendLinks, peer, index, link);
+        markReady();
+      };
+      socket.on('data', onHeader);
+    });
+    for (const peer of recvFrom) {
+      const info = this.peers[peer]!;
+      for (let index = 0; index < this.socketsPerPeer; index++) {
+        const link = this.newLink(peer);
+        const socket = net.connect({ host: info.addr, port: info.port, onread: link.readOptions(), ...(localAddress ? { localAddress } : {}) });
+        link.socket = socket;
+        this.watch(peer, socket);
+        this.store(this.recvLinks, peer, index, link);
+        const hello = Buffer.alloc(HELLO_BYTES);
+        hello.writeUInt32LE(this.rank, 0);
+        hello.writeUInt32LE(index, 4);
+        socket.write(hello);
+        socket.once('connect', () => markReady());
+      }
+    }
+    const names = [...new Set([...sendTo, ...recvFrom])].map((p) => this.describe(p)).join(', ');
+    const timer = setTimeout(() => this.latch.trip(`rank ${this.rank}: data connections with ${names} not established within ${this.timeoutS} s (--timeout)`), this.timeoutS * 1000);
+    try {
+      await this.latch.guard(allReady);
+    } finally {
+      clearTimeout(timer);
+    }
+    this.startWatchdog();
+  }
+
+  private *allLinks(): Generator<[number, DataSocket]> {
+    for (const links of [this.sendLinks, this.recvLinks]) {
+      for (const [peer, list] of links) for (const link of list) if (link) yield [peer, link];
+    }
+  }
+
+  /** While we wait on a peer and it sends nothing for --timeout, give up naming that peer. */
+  private startWatchdog(): void {
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      for (const [peer, link] of this.allLinks()) {
+        const waiting = link.waiting || link.pendingWrites > 0;
+        if (!waiting) link.lastProgress = now;
+        else if (now - link.lastProgress > this.timeoutS * 1000) {
+          this.latch.trip(`rank ${this.rank}: no progress from ${this.describe(peer)} for ${this.timeoutS} s (--timeout)`);
+          return;
+        }
+      }
+    }, Math.min(1000, this.timeoutS * 250));
+    this.watchdog.unref();
+  }
+
+  private pendingWrites(): number {
+    let total = 0;
+    for (const [, link] of this.allLinks()) total += link.pendingWrites;
+    return total;
+  }
+
+  private checkFlushed(): void {
+    if (this.pendingWrites() > 0) return;
+    for (const waiter of this.flushWaiters.splice(0)) waiter();
+  }
+
+  /** Resolves once every send has been handed to the kernel, so its buffer may be reused. */
+  flushed(): Promise<void> {
+    if (this.pendingWrites() === 0) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  /** Await `work` unless a fault trips first. */
+  guard<T>(work: Promise<T>): Promise<T> {
+    return this.latch.guard(work);
+  }
+
+  /** From now on peers closing is expected (the run is over), not a fault. */
+  quiesce(): void {
+    this.closing = true;
+  }
+
+  close(): void {
+    this.closing = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    for (const [, link] of this.allLinks()) link.socket?.destroy();
+  }
+}

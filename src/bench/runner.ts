@@ -1,0 +1,214 @@
+/**
+ * One rank's whole run, as nccl-tests' TimeTest/BenchTime: rendezvous, connect the data plane,
+ * warm up at the largest then the smallest size, then for each size time `iters` back-to-back
+ * collectives out of place and in place, average the time over ranks, and with `-c 1` run once
+ * more on deterministic data and count wrong elements. Rank 0 gets every row; others get none.
+ */
+import net from 'node:net';
+import os from 'node:os';
+import { UsageError } from '../core/errors.js';
+import { ELEMENT_BYTES } from './datatypes.js';
+import { FaultLatch } from './fault.js';
+import type { ControlChannel } from './control.js';
+import { ControlServer } from './control-server.js';
+import { ControlClient } from './control-client.js';
+import { AcceptQueue, Mesh } from './mesh.js';
+import { COLLECTIVES, neededPeers } from './collective.js';
+import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
+import { corruptOneElement, countWrong, fillForCheck } from './check.js';
+import { interfaceAddress } from './interfaces.js';
+import type { CollContext } from './coll-context.js';
+import type { LaunchIdentity } from './launch-env.js';
+import type { BenchCell, BenchParams, BenchRow, RankInfo } from './types.js';
+
+export interface RankRunOptions {
+  params: BenchParams;
+  identity: LaunchIdentity;
+  ifname?: string;
+  /** Bytes per pipelined slice (default 1 MiB). */
+  sliceBytes?: number;
+  /** Test hook: this rank damages one result element in every check run. */
+  corruptRank?: number;
+  /** Called on rank 0 once all ranks are known, before any data moves (prints the header). */
+  onPeers?: (peers: RankInfo[]) => void;
+  /** Called on rank 0 for each finished row (prints it, as nccl-tests streams its table). */
+  onRow?: (row: BenchRow) => void;
+}
+
+export interface RankRunResult {
+  rank: number;
+  size: number;
+  peers: RankInfo[];
+  rows: BenchRow[];
+  /** Cells with any wrong element (nccl-tests' "Out of bounds values"). */
+  outOfBounds: number;
+  avgBusbwGBps: number;
+}
+
+const DEFAULT_SLICE_BYTES = 1 << 20;
+
+export async function runBenchRank(options: RankRunOptions): Promise<RankRunResult> {
+  const { params, identity } = options;
+  const latch = new FaultLatch();
+  // In the namespace testbed every host shares the kernel's hostname; name them apart.
+  const host = process.env.AIFABRIC_TESTBED_HOST ?? os.hostname();
+  const bindAddress = options.ifname ? interfaceAddress(options.ifname) : undefined;
+  const dataServer = net.createServer();
+  dataServer.on('error', (error) => latch.trip(`rank ${identity.rank} data listener: ${error.message}`));
+  const accepted = new AcceptQueue(dataServer);
+  let control: ControlChannel | undefined;
+  let mesh: Mesh | undefined;
+  try {
+    const controlOptions = {
+      rank: identity.rank,
+      size: identity.size,
+      masterAddr: identity.masterAddr,
+      masterPort: identity.masterPort,
+      timeoutS: params.timeoutS,
+      latch,
+      host,
+      pid: process.pid,
+      startDataListener: async (localAddress: string) => {
+        const host = bindAddress ?? localAddress;
+        await new Promise<void>((resolve, reject) => {
+          dataServer.once('error', reject);
+          dataServer.listen({ host, port: 0 }, () => resolve());
+        });
+        const address = dataServer.address() as net.AddressInfo;
+        return { addr: host, port: address.port };
+      },
+    };
+    control = identity.rank === 0 ? await ControlServer.open(controlOptions) : await ControlClient.open(controlOptions);
+    const peers = control.peers;
+    checkRoot(params, identity.size);
+    if (identity.rank === 0) options.onPeers?.(peers);
+
+    mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS);
+    const { sendTo, recvFrom } = neededPeers(params.op, identity.rank, identity.size);
+    await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
+    await control.allSum([]);
+
+    const rows = await sweep(options, control, mesh);
+    mesh.quiesce();
+    await control.allSum([]);
+    let outOfBounds = 0;
+    let busbwTotal = 0;
+    for (const row of rows) {
+      for (const cell of [row.outOfPlace, row.inPlace]) {
+        if ((cell.wrong ?? 0) > 0) outOfBounds++;
+        busbwTotal += cell.busbwGBps;
+      }
+    }
+    return {
+      rank: identity.rank,
+      size: identity.size,
+      peers,
+      rows: identity.rank === 0 ? rows : [],
+      outOfBounds,
+      avgBusbwGBps: rows.length > 0 ? busbwTotal / (2 * rows.length) : 0,
+    };
+  } catch (error) {
+    // The first fault explains the run; errors it caused downstream would only confuse.
+    const first = latch.fault ?? error;
+    // Anything else (bad --root, a bug) is told to the other ranks too, so none waits for us.
+    if (!latch.fault) latch.trip(`rank ${identity.rank} (host ${host}) stopped: ${error instanceof Error ? error.message : String(error)}`);
+    throw first;
+  } finally {
+    mesh?.close();
+    accepted.destroyWaiting();
+    await control?.close().catch(() => undefined);
+    dataServer.close();
+  }
+}
+
+/** Every rank checks this right after the rendezvous, before any data moves, and stops alike. */
+function checkRoot(params: BenchParams, nranks: number): void {
+  if (usesRoot(params.op) && params.root >= nranks) {
+    throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
+  }
+}
+
+async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mesh): Promise<BenchRow[]> {
+  const { params, identity } = options;
+  const nranks = identity.size;
+  const elementBytes = ELEMENT_BYTES[params.dataType];
+  const capacity = Math.max(params.maxBytes, params.minBytes, elementBytes);
+  // Allocated once at the largest size, as nccl-tests does; every size uses views of these.
+  const sendBase = new Uint8Array(capacity);
+  const recvBase = new Uint8Array(capacity);
+  const work = new Uint8Array(capacity);
+  let scratch = new Uint8Array(0);
+  const root = usesRoot(params.op) ? params.root : -1;
+
+  const contextFor = (sizeBytes: number, inPlace: boolean): CollContext => {
+    const counts = collCounts(params.op, Math.floor(sizeBytes / elementBytes), nranks);
+    const send = inPlace ? recvBase.subarray(counts.sendInplaceOffset * identity.rank * elementBytes) : sendBase;
+    const recv = inPlace ? recvBase.subarray(counts.recvInplaceOffset * identity.rank * elementBytes) : recvBase;
+    return {
+      mesh,
+      rank: identity.rank,
+      nranks,
+      dataType: params.dataType,
+      redOp: params.redOp,
+      root: Math.max(root, 0),
+      count: counts.paramCount,
+      send,
+      recv,
+      inPlace,
+      work,
+      scratch: (bytes) => {
+        if (scratch.byteLength < bytes) scratch = new Uint8Array(bytes);
+        return scratch;
+      },
+      sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
+      socketsPerPeer: params.sockets,
+    };
+  };
+  const run = COLLECTIVES[params.op];
+  const sizes = sweepSizes(params.minBytes, params.maxBytes, params.stepFactor);
+
+  for (const warmSize of [sizes[sizes.length - 1] ?? params.maxBytes, sizes[0] ?? params.minBytes]) {
+    const ctx = contextFor(warmSize, false);
+    for (let i = 0; i < params.warmupIters; i++) await run(ctx);
+  }
+
+  const rows: BenchRow[] = [];
+  let seed = 0;
+  for (const sizeBytes of sizes) {
+    const counts = collCounts(params.op, Math.floor(sizeBytes / elementBytes), nranks);
+    const cells: BenchCell[] = [];
+    for (const inPlace of [false, true]) {
+      const ctx = contextFor(sizeBytes, inPlace);
+      await control.allSum([]);
+      const start = performance.now();
+      for (let i = 0; i < params.iters; i++) await run(ctx);
+      const seconds = (performance.now() - start) / 1000 / Math.max(1, params.iters);
+      const [timeSum = 0] = await control.allSum([seconds]);
+      const avgSeconds = timeSum / nranks;
+      let wrong: number | null = null;
+      if (params.check) {
+        seed++;
+        fillForCheck(params.op, ctx, recvBase, seed);
+        await control.allSum([]);
+        await run(ctx);
+        if (options.corruptRank === identity.rank) corruptOneElement(params.op, ctx);
+        const [wrongSum = 0] = await control.allSum([countWrong(params.op, ctx, seed)]);
+        wrong = wrongSum;
+      }
+      const algbw = avgSeconds > 0 ? algBytes(params.op, counts.paramCount, elementBytes, nranks) / 1e9 / avgSeconds : 0;
+      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busBwFactor(params.op, nranks), wrong });
+    }
+    const row: BenchRow = {
+      sizeBytes: Math.max(counts.sendCount, counts.recvCount) * elementBytes,
+      count: counts.paramCount,
+      type: params.dataType,
+      redop: usesRedOp(params.op) ? params.redOp : 'none',
+      root,
+      outOfPlace: cells[0]!,
+      inPlace: cells[1]!,
+    };
+    rows.push(row);
+    if (identity.rank === 0) options.onRow?.(row);
+  }
+  return rows;
+}

@@ -1,0 +1,62 @@
+/**
+ * The vocabulary of `aifabric bench tcp`: the collectives, element types and reduction operators,
+ * spelled as nccl-tests spells them so that flags (`-d float -o sum`) and table cells match.
+ */
+export const BENCH_OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
+export type BenchOp = (typeof BENCH_OPS)[number];
+
+export const DATA_TYPES = ['float', 'double', 'int32'] as const;
+export type DataType = (typeof DATA_TYPES)[number];
+
+export const REDUCE_OPS = ['sum', 'max', 'min'] as const;
+export type ReduceOp = (typeof REDUCE_OPS)[number];
+
+export type NumericArray = Float32Array | Float64Array | Int32Array;
+
+/** What one rank needs to run a sweep; the same on every rank of a run. */
+export interface BenchParams {
+  op: BenchOp;
+  minBytes: number;
+  maxBytes: number;
+  /** Multiplicative step (`-f`); nccl-tests' additive `-i` is not offered. */
+  stepFactor: number;
+  iters: number;
+  warmupIters: number;
+  /** `-c`: 1 checks every result element. */
+  check: boolean;
+  dataType: DataType;
+  redOp: ReduceOp;
+  root: number;
+  /** TCP connections per peer (NCCL_NSOCKS_PERTHREAD analogue). */
+  sockets: number;
+  /** Seconds without progress before a rank gives up (exit 3). */
+  timeoutS: number;
+}
+
+/** One table row: one message size, out-of-place and in-place. */
+export interface BenchRow {
+  sizeBytes: number;
+  count: number;
+  type: DataType;
+  redop: string;
+  root: number;
+  outOfPlace: BenchCell;
+  inPlace: BenchCell;
+}
+
+export interface BenchCell {
+  timeUs: number;
+  algbwGBps: number;
+  busbwGBps: number;
+  /** Mismatching elements summed over ranks; null when not checked (`-c 0`, printed N/A). */
+  wrong: number | null;
+}
+
+export interface RankInfo {
+  rank: number;
+  host: string;
+  pid: number;
+  /** Address and port of this rank's data listener. */
+  addr: string;
+  port: number;
+}

@@ -1,0 +1,109 @@
+/**
+ * The run behind `aifabric bench tcp`. Either this process is one rank (rank and size from the
+ * launcher's variables) or, with --np, it starts the ranks and relays rank 0's output.
+ * Rank 0 prints the nccl-tests table as rows finish (or the envelope with --json); other ranks
+ * print nothing on stdout. Exit code: 0, 1 when any element was wrong, 3 on a fault.
+ */
+import { UsageError } from '../../core/errors.js';
+import { VERSION } from '../../version.js';
+import {
+  benchResult,
+  detectLaunch,
+  formatFooter,
+  formatHeader,
+  formatRow,
+  interfaceAddress,
+  launchLocal,
+  runBenchRank,
+  type BenchOp,
+  type BenchParams,
+  type DataType,
+  type ReduceOp,
+} from '../../bench/index.js';
+import { emitResult } from '../emit.js';
+
+export interface BenchTcpOptions {
+  op: BenchOp;
+  minbytes: number;
+  maxbytes: number;
+  stepfactor: number;
+  iters: number;
+  warmup_iters: number;
+  check: '0' | '1';
+  datatype: DataType;
+  redop: ReduceOp;
+  root: number;
+  np?: number;
+  sockets: number;
+  ifname?: string;
+  timeout: number;
+  rendezvous?: string;
+  json?: true;
+  out?: string;
+}
+
+/** This command's arguments with --np removed, for the ranks it starts. */
+export function argsWithoutNp(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--np') i++;
+    else if (!arg.startsWith('--np=')) out.push(arg);
+  }
+  return out;
+}
+
+export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<number> {
+  if (options.maxbytes < options.minbytes) throw new UsageError(`-e ${options.maxbytes} is smaller than -b ${options.minbytes}`);
+  if (options.timeout <= 0) throw new UsageError('--timeout must be above 0');
+  if (options.np !== undefined) {
+    if (options.root >= options.np && (options.op === 'broadcast' || options.op === 'reduce')) {
+      throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
+    }
+    // Local ranks share this host's interfaces: check --ifname once, not once per rank.
+    if (options.ifname) interfaceAddress(options.ifname);
+    const script = process.argv[1];
+    if (!script) throw new UsageError('--np: cannot tell which script to start for each rank');
+    const launched = await launchLocal({ np: options.np, script, args: argsWithoutNp(process.argv.slice(2)), timeoutS: options.timeout });
+    return launched.exitCode;
+  }
+
+  const params: BenchParams = {
+    op: options.op,
+    minBytes: options.minbytes,
+    maxBytes: options.maxbytes,
+    stepFactor: options.stepfactor,
+    iters: options.iters,
+    warmupIters: options.warmup_iters,
+    check: options.check === '1',
+    dataType: options.datatype,
+    redOp: options.redop,
+    root: options.root,
+    sockets: options.sockets,
+    timeoutS: options.timeout,
+  };
+  const identity = detectLaunch(process.env, options.rendezvous);
+  const corrupt = process.env.AIFABRIC_BENCH_CORRUPT;
+  const human = !options.json;
+  const write = (text: string): void => {
+    if (human) process.stdout.write(text);
+  };
+  const run = await runBenchRank({
+    params,
+    identity,
+    ...(options.ifname ? { ifname: options.ifname } : {}),
+    ...(corrupt !== undefined && /^\d+$/.test(corrupt) ? { corruptRank: Number(corrupt) } : {}),
+    onPeers: (peers) => write(formatHeader({ params, peers, version: VERSION, launcher: identity.source, ...(options.ifname ? { ifname: options.ifname } : {}) })),
+    onRow: (row) => write(formatRow(row)),
+  });
+  if (identity.rank === 0) {
+    const result = benchResult(params, run, identity.source, options.ifname);
+    if (human) {
+      write(formatFooter(params, run.outOfBounds, run.avgBusbwGBps));
+      if (options.out) await emitResult(result, { out: options.out }, () => '');
+    } else {
+      await emitResult(result, { json: true, ...(options.out ? { out: options.out } : {}) }, () => '');
+    }
+  }
+  return run.outOfBounds > 0 ? 1 : 0;
+}

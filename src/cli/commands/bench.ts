@@ -1,0 +1,42 @@
+/**
+ * `aifabric bench tcp`: nccl-tests' flags (-b -e -f -n -w -c -d -o -r) with their meanings, plus
+ * --op for the collective, --np to start local ranks, --sockets per peer, --ifname, --timeout and
+ * --rendezvous. Registering stays cheap; the run is imported when the command executes.
+ */
+import { Command } from '@commander-js/extra-typings';
+import { choiceArg, durationArg, nonNegativeIntArg, positiveIntArg, sizeArg } from '../options.js';
+
+const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
+const TYPES = ['float', 'double', 'int32'] as const;
+const REDOPS = ['sum', 'max', 'min'] as const;
+
+/** Seconds as a plain number (`--timeout 60`, as nccl-tests' -T) or a duration (`90s`, `500ms`). */
+const timeoutArg = (value: string): number => (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : durationArg('--timeout')(value));
+
+export function registerBench(program: Command): void {
+  const bench = program.command('bench').description('Measure real collectives on this machine and its network.');
+  bench
+    .command('tcp')
+    .description('Collectives over kernel TCP sockets, measured and printed the way nccl-tests does.')
+    .option('--op <collective>', `collective: ${OPS.join(', ')}`, choiceArg('--op', OPS), 'all_reduce' as (typeof OPS)[number])
+    .option('-b, --minbytes <size>', 'smallest message size (8, 128K, 256M: powers of 1024)', sizeArg('-b'), 32 * 1024 * 1024)
+    .option('-e, --maxbytes <size>', 'largest message size', sizeArg('-e'), 32 * 1024 * 1024)
+    .option('-f, --stepfactor <n>', 'multiply the size by this between rows', positiveIntArg('-f'), 2)
+    .option('-n, --iters <n>', 'timed iterations per size', positiveIntArg('-n'), 20)
+    .option('-w, --warmup_iters <n>', 'untimed iterations at the largest and smallest size', nonNegativeIntArg('-w'), 5)
+    .option('-c, --check <0|1>', 'check every result element (1) or not (0); wrong elements exit 1', choiceArg('-c', ['0', '1'] as const), '1' as '0' | '1')
+    .option('-d, --datatype <type>', `element type: ${TYPES.join(', ')}`, choiceArg('-d', TYPES), 'float' as (typeof TYPES)[number])
+    .option('-o, --redop <op>', `reduction: ${REDOPS.join(', ')}`, choiceArg('-o', REDOPS), 'sum' as (typeof REDOPS)[number])
+    .option('-r, --root <rank>', 'root rank of broadcast and reduce', nonNegativeIntArg('-r'), 0)
+    .option('--np <n>', 'start N local ranks (without it, rank and size come from mpirun, srun, torchrun or a Job)', positiveIntArg('--np'))
+    .option('--sockets <k>', 'TCP connections per peer (as NCCL_NSOCKS_PERTHREAD)', positiveIntArg('--sockets'), 1)
+    .option('--ifname <name>', 'network interface for data connections (as NCCL_SOCKET_IFNAME)')
+    .option('--timeout <duration>', 'give up (exit 3) when a peer makes no progress this long', timeoutArg, 60)
+    .option('--rendezvous <host:port>', 'rank 0 address for the rendezvous (default MASTER_ADDR:MASTER_PORT, 127.0.0.1:29500)')
+    .option('--json', 'print the result envelope as JSON (rank 0)')
+    .option('--out <file>', 'also write the JSON result to FILE (rank 0)')
+    .action(async (options) => {
+      const { runBenchTcpCommand } = await import('./bench-tcp-action.js');
+      process.exitCode = await runBenchTcpCommand(options);
+    });
+}

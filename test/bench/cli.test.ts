@@ -1,0 +1,96 @@
+/**
+ * `aifabric bench tcp` end to end, as a user runs it: `--np` ranks, the nccl-tests table read back
+ * by our parser, `--json`, `-c 1` failing on a corrupted element with exit 1, and usage errors.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseNcclTests } from '../../src/parse/index.js';
+import { detectLaunch } from '../../src/bench/launch-env.js';
+import { haveCli, runCli } from './helpers.js';
+
+const small = ['-b', '1K', '-e', '64K', '-f', '4', '-n', '2', '-w', '1', '--timeout', '30'];
+
+describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
+  it('runs 4 local ranks and prints a table our nccl-tests parser reads', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '4', '--op', 'all_reduce', '--sockets', '2', ...small]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const test = parseNcclTests(run.stdout).facts.tests[0]!;
+    expect(test.collective).toBe('all_reduce');
+    expect(test.devices).toHaveLength(4);
+    expect(new Set(test.devices.map((device) => device.pid)).size).toBe(4);
+    expect(test.rows.map((row) => row.sizeBytes)).toEqual([1024, 4096, 16384, 65536]);
+    for (const row of test.rows) {
+      expect(row.count).toBe(row.sizeBytes / 4);
+      expect([row.type, row.redop, row.root, row.outOfPlace.wrong, row.inPlace.wrong]).toEqual(['float', 'sum', -1, 0, 0]);
+      // busbw = algbw x 2(n-1)/n, within the two decimals printed.
+      expect(Math.abs(row.outOfPlace.busbwGBps - row.outOfPlace.algbwGBps * 1.5)).toBeLessThanOrEqual(0.02);
+    }
+    expect(test.outOfBounds).toEqual({ count: 0, ok: true });
+    expect(test.avgBusbwGBps).not.toBeNull();
+  });
+
+  it('8 local processes: alltoall over the full mesh, every element right', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '8', '--op', 'alltoall', '-d', 'int32', '-b', '1000', '-e', '8000', '-f', '8', '-n', '1', '-w', '0', '--timeout', '30']);
+    expect(run.code).toBe(0);
+    const test = parseNcclTests(run.stdout).facts.tests[0]!;
+    expect(test.devices).toHaveLength(8);
+    // 1000 B = 250 int32: 31 per peer, so 992 B are moved, as nccl-tests rounds down.
+    expect(test.rows.map((row) => [row.sizeBytes, row.count])).toEqual([[992, 31], [8000, 250]]);
+    expect(test.rows.every((row) => row.outOfPlace.wrong === 0 && row.inPlace.wrong === 0)).toBe(true);
+  });
+
+  it('prints the envelope with --json, with the same rows unrounded', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'broadcast', '--json', '-d', 'double', ...small]);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.kind).toBe('bench.tcp');
+    expect(result.metrics.nranks).toBe(2);
+    expect(result.inputs.ranks).toHaveLength(2);
+    expect(result.metrics.rows).toHaveLength(4);
+    const first = result.metrics.rows[0];
+    expect(first).toMatchObject({ sizeBytes: 1024, count: 128, type: 'double', redop: 'none', root: 0 });
+    expect(first.outOfPlace.busbwGBps).toBe(first.outOfPlace.algbwGBps);
+    expect(first.outOfPlace.wrong).toBe(0);
+  });
+
+  it('-c 1 counts a corrupted element in #wrong and exits 1', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '3', '--op', 'all_reduce', '-c', '1', ...small], { env: { AIFABRIC_BENCH_CORRUPT: '1' } });
+    expect(run.code).toBe(1);
+    const test = parseNcclTests(run.stdout).facts.tests[0]!;
+    expect(test.rows.every((row) => row.outOfPlace.wrong === 1 && row.inPlace.wrong === 1)).toBe(true);
+    expect(run.stdout).toContain('# Out of bounds values : 8 FAILED');
+  });
+
+  it('-c 0 prints N/A and skips the check', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'sendrecv', '-c', '0', ...small], { env: { AIFABRIC_BENCH_CORRUPT: '1' } });
+    expect(run.code).toBe(0);
+    expect(parseNcclTests(run.stdout).facts.tests[0]!.rows[0]!.outOfPlace.wrong).toBeNull();
+  });
+
+  it('rejects a bad flag value with exit 2', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'allreduce']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--op');
+  });
+});
+
+describe('rank and size from launchers', () => {
+  it('reads Open MPI, PMI, Slurm and torchrun variables in that order', () => {
+    expect(detectLaunch({ OMPI_COMM_WORLD_RANK: '3', OMPI_COMM_WORLD_SIZE: '4', RANK: '0', WORLD_SIZE: '1' })).toMatchObject({ rank: 3, size: 4, source: 'Open MPI' });
+    expect(detectLaunch({ PMI_RANK: '1', PMI_SIZE: '2' })).toMatchObject({ rank: 1, size: 2, source: 'PMI' });
+    expect(detectLaunch({ SLURM_PROCID: '5', SLURM_NTASKS: '8' })).toMatchObject({ rank: 5, size: 8, source: 'Slurm' });
+    expect(detectLaunch({ RANK: '2', WORLD_SIZE: '3', MASTER_ADDR: '10.1.1.1', MASTER_PORT: '1234' })).toMatchObject({
+      rank: 2,
+      size: 3,
+      source: 'torchrun',
+      masterAddr: '10.1.1.1',
+      masterPort: 1234,
+    });
+    expect(detectLaunch({})).toMatchObject({ rank: 0, size: 1, masterAddr: '127.0.0.1', masterPort: 29500 });
+    expect(detectLaunch({ RANK: '0', WORLD_SIZE: '2' }, 'head-0:7000')).toMatchObject({ masterAddr: 'head-0', masterPort: 7000 });
+  });
+
+  it('rejects a rank outside the job', () => {
+    expect(() => detectLaunch({ RANK: '2', WORLD_SIZE: '2' })).toThrow(/RANK=2 is not below WORLD_SIZE=2/);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Every collective, element type and reduction, at sizes that do not divide by the rank count and
+ * 2 to 8 ranks, each result element checked (`-c 1`) against its deterministic expected value.
+ * Ranks run as tasks in this process over real loopback sockets; small slices force the
+ * pipelined paths (several slices per socket, several sockets per peer).
+ */
+import { describe, expect, it } from 'vitest';
+import { BENCH_OPS, DATA_TYPES, REDUCE_OPS } from '../../src/bench/types.js';
+import { baseParams, runInProcess } from './helpers.js';
+
+const cases: { nranks: number; dataType: (typeof DATA_TYPES)[number]; redOp: (typeof REDUCE_OPS)[number]; sockets: number }[] = [
+  ...DATA_TYPES.flatMap((dataType) => REDUCE_OPS.map((redOp) => ({ nranks: 3, dataType, redOp, sockets: 2 }))),
+  { nranks: 2, dataType: 'float', redOp: 'sum', sockets: 1 },
+  { nranks: 4, dataType: 'int32', redOp: 'max', sockets: 3 },
+  { nranks: 5, dataType: 'double', redOp: 'min', sockets: 2 },
+  { nranks: 8, dataType: 'float', redOp: 'sum', sockets: 2 },
+];
+
+describe.each(BENCH_OPS)('%s', (op) => {
+  it.each(cases)('$nranks ranks, $dataType $redOp, $sockets sockets: every element right', async ({ nranks, dataType, redOp, sockets }) => {
+    const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
+    const results = await runInProcess(nranks, params, { sliceBytes: 1024 });
+    const rows = results[0]!.rows;
+    // 52 B = 13 floats: 13, 91, 637, 4459 elements: none divides by 2..8 evenly (except by 13 or 7 itself).
+    expect(rows.map((row) => row.sizeBytes).length).toBe(4);
+    for (const row of rows) {
+      expect(row.outOfPlace.wrong).toBe(0);
+      expect(row.inPlace.wrong).toBe(0);
+    }
+    expect(results.every((result) => result.outOfBounds === 0)).toBe(true);
+  });
+});
+
+describe('-c 1 catches corruption', () => {
+  it('counts the damaged element in #wrong and out-of-bounds', async () => {
+    const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { corruptRank: 1 });
+    const rows = results[0]!.rows;
+    for (const row of rows) {
+      expect(row.outOfPlace.wrong).toBe(1);
+      expect(row.inPlace.wrong).toBe(1);
+    }
+    expect(results[0]!.outOfBounds).toBe(rows.length * 2);
+  });
+});
