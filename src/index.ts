@@ -1,3 +1,15 @@
 /** The library API: every command's engine, callable without the CLI. */
 export * from './core/index.js';
 export { VERSION } from './version.js';
+export * from './spec/index.js';
+export * from './model/index.js';
+export { runDemo, DEMO_FABRICS, DEMO_NODES, type DemoResults } from './demo/demo.js';
+export { listPresets } from './spec/presets/list.js';
+export * from './parse/index.js';
+export * as bench from './bench/index.js';
+export * as testbed from './testbed/index.js';
+export * from './sim/index.js';
+export * from './check/index.js';
+export { RunStore, saveResult, listRuns, getRun, diffResults, resolveDbPath, LATEST_STORE_VERSION, type RunSummary, type StoredRun, type ResultDiff } from './store/index.js';
+export { renderReport, renderChartSvg, bandwidthCurves, CHART_BUILDERS, type ReportOptions, type ChartSpec, type BandwidthCurve } from './report/index.js';
+export { startDashboard, type RunningDashboard } from './server/index.js';

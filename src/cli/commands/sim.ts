@@ -1,0 +1,60 @@
+/** `aifabric sim`: run a scenario through the packet-level (or fluid) simulator. */
+import { Command, Option } from '@commander-js/extra-typings';
+import { choiceArg, nonNegativeIntArg } from '../options.js';
+
+const MODES = ['packet', 'fluid'] as const;
+
+export function registerSim(program: Command): void {
+  program
+    .command('sim')
+    .description('simulate a scenario (TCP, RoCE v2 with PFC/ECN/DCQCN; incast, collectives) packet by packet, or flow-level with --mode fluid')
+    .argument('<scenario>', 'scenario YAML file (see examples/scenarios/)')
+    .addOption(new Option('--mode <mode>', 'packet (discrete-event) or fluid (max-min fair flows)').argParser(choiceArg('--mode', MODES)).default('packet' as const))
+    .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
+    .option('--json', 'print the result envelope as JSON')
+    .option('--out <file>', 'also write the JSON result to FILE')
+    .action(async (file, options) => {
+      const { loadScenario, runScenario, renderSimText } = await import('../../sim/index.js');
+      const { emitResult } = await import('../emit.js');
+      const scenario = loadScenario(file);
+      const progress = await startProgress();
+      try {
+        const result = runScenario(scenario, {
+          mode: options.mode,
+          ...(options.seed !== undefined ? { seed: options.seed } : {}),
+          ...(progress ? { onProgress: progress.update } : {}),
+        });
+        progress?.stop();
+        await emitResult(result, options, renderSimText);
+      } finally {
+        progress?.stop();
+      }
+    });
+}
+
+/** A progress line on stderr, only on a terminal and only once a run has lasted a second. */
+async function startProgress(): Promise<{ update: (simUs: number) => void; stop: () => void } | undefined> {
+  if (!process.stderr.isTTY) return undefined;
+  const { default: cliProgress } = await import('cli-progress');
+  const started = Date.now();
+  let bar: InstanceType<typeof cliProgress.SingleBar> | undefined;
+  let stopped = false;
+  return {
+    update(simUs: number) {
+      if (stopped || Date.now() - started < 1000) return;
+      if (!bar) {
+        bar = new cliProgress.SingleBar(
+          { stream: process.stderr, format: 'simulating {value} us of simulated time', clearOnComplete: true },
+          cliProgress.Presets.shades_classic,
+        );
+        bar.start(0, 0);
+      }
+      bar.update(Math.round(simUs));
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      bar?.stop();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Max-min fair rates of a set of routes by progressive filling (Bertsekas and Gallager, Data
+ * Networks, 6.5.2), in bits per second of line rate. Used to tell a PFC victim (slowed although
+ * its own bottleneck is not congested) from a flow that merely shares a congested link.
+ */
+import type { Topology } from './topo/types.js';
+
+/** Line-rate share in bits per second of each route when all are active at once. */
+export function maxMinFairShares(topology: Topology, routes: ArrayLike<number>[]): Float64Array {
+  const n = routes.length;
+  const rate = new Float64Array(n);
+  const frozen = new Uint8Array(n);
+  const capacity = new Float64Array(topology.links.length);
+  const users = new Int32Array(topology.links.length);
+  for (const link of topology.links) capacity[link.id] = link.rateBps;
+  for (const route of routes) for (let i = 0; i < route.length; i++) users[route[i] as number] = (users[route[i] as number] as number) + 1;
+  let active = n;
+  while (active > 0) {
+    let step = Infinity;
+    for (let l = 0; l < capacity.length; l++) {
+      const u = users[l] as number;
+      if (u > 0) step = Math.min(step, (capacity[l] as number) / u);
+    }
+    if (!Number.isFinite(step)) break;
+    for (let f = 0; f < n; f++) if (frozen[f] === 0) rate[f] = (rate[f] as number) + step;
+    for (let l = 0; l < capacity.length; l++) capacity[l] = (capacity[l] as number) - step * (users[l] as number);
+    for (let f = 0; f < n; f++) {
+      if (frozen[f] === 1) continue;
+      const route = routes[f] as ArrayLike<number>;
+      let saturated = false;
+      for (let i = 0; i < route.length; i++) if ((capacity[route[i] as number] as number) <= 1e-6 * (topology.links[route[i] as number]?.rateBps ?? 1)) saturated = true;
+      if (!saturated) continue;
+      frozen[f] = 1;
+      active--;
+      for (let i = 0; i < route.length; i++) users[route[i] as number] = (users[route[i] as number] as number) - 1;
+    }
+  }
+  return rate;
+}

@@ -1,0 +1,161 @@
+/**
+ * Scenario -> packet-level simulation: resolves defaults (DCQCN parameters, PFC headroom), builds
+ * the simulator, the connections and the workloads, and runs them.
+ */
+import { createRng } from '../core/rng.js';
+import { psToUs } from './engine/time.js';
+import type { BufferConfig } from './net/buffers.js';
+import { tcpWireBytes, MIN_FRAME_WIRE_BYTES } from './net/wire.js';
+import { headroomBounds, mtuWireBytes, pfcResponseDelayNs } from './scenario.js';
+import type { Scenario } from './scenario-schema.js';
+import { Simulator, type MessageListener } from './simulator.js';
+import type { Topology } from './topo/types.js';
+import { CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
+import { RoceConnection, type RoceConfig } from './transport/roce.js';
+import { TcpConnection, type TcpConfig } from './transport/tcp.js';
+import { CollectiveWorkload } from './workload/collectives.js';
+import { FlowsWorkload, permutationTargets } from './workload/flows.js';
+import { IncastWorkload } from './workload/incast.js';
+import type { TransportKind, Workload } from './workload/types.js';
+
+/** DCQCN paper (Zhu et al. 2015): R_AI = 40 Mb/s at 40 Gb/s; scaled with line rate as open simulators do. */
+const DCQCN_RAI_PER_BPS = 40e6 / 40e9;
+/** Hyper-increase step: the paper leaves it tunable; 10 x R_AI here (set `rhai` to change it). */
+const DCQCN_RHAI_OVER_RAI = 10;
+
+export interface PacketRun {
+  sim: Simulator;
+  workloads: Workload[];
+  status: 'done' | 'stalled' | 'time-limit';
+  hostRateBps: number;
+}
+
+export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferConfig {
+  const sw = scenario.switch;
+  const mtu = mtuWireBytes(scenario);
+  let pfc: BufferConfig['pfc'] = null;
+  if (sw.pfc?.enabled) {
+    const bounds = headroomBounds(scenario, topology);
+    const headroom = new Float64Array(topology.links.length);
+    const response = new Float64Array(topology.links.length);
+    for (const link of topology.links) {
+      if (topology.nodes[link.to]?.kind !== 'switch') continue;
+      headroom[link.id] = sw.pfc.headroom === 'auto' ? (bounds[link.id] as number) : sw.pfc.headroom;
+      response[link.id] = Math.round(pfcResponseDelayNs(scenario, link.rateBps) * 1000);
+    }
+    pfc = { headroomBytes: headroom, responseDelayPs: response, xoffAlpha: sw.pfc.xoffAlpha, resumeOffsetBytes: 2 * mtu };
+  }
+  const ecn = sw.ecn ? { kminBytes: sw.ecn.kmin, kmaxBytes: sw.ecn.kmax, pmax: sw.ecn.pmax } : null;
+  return { bufferPerPortBytes: sw.buffer, sharing: sw.sharing, dtAlpha: sw.dtAlpha, ecn, pfc, mtuWireBytes: mtu };
+}
+
+function tcpConfigOf(scenario: Scenario): TcpConfig {
+  const t = scenario.transport.tcp;
+  return { mssBytes: t.mss, initialCwndSegments: t.initialCwnd, minRtoPs: Math.round(t.minRto * 1e12), maxRtoPs: Math.round(t.maxRto * 1e12), cc: t.cc, ackEvery: t.ackEvery, delayedAckTimeoutPs: Math.round(t.delayedAckTimeout * 1e12), sack: t.sack };
+}
+
+function roceConfigOf(scenario: Scenario, lineRateBps: number): RoceConfig {
+  const r = scenario.transport.roce;
+  const d = r.dcqcn;
+  const rai = d.rai ?? DCQCN_RAI_PER_BPS * lineRateBps;
+  return {
+    mtuBytes: r.mtu,
+    ackEvery: r.ackEvery,
+    retransmitTimeoutPs: Math.round(r.retransmitTimeout * 1e12),
+    dcqcn: {
+      enabled: d.enabled,
+      g: d.g,
+      timerPs: Math.round(d.timer * 1e12),
+      byteCounterBytes: d.byteCounter,
+      fastRecoveryRounds: d.fastRecoveryRounds,
+      raiBps: rai,
+      rhaiBps: d.rhai ?? DCQCN_RHAI_OVER_RAI * rai,
+      minRateBps: d.minRate,
+      cnpIntervalPs: Math.round(d.cnpInterval * 1e12),
+    },
+  };
+}
+
+/** One-way time of the idle route for a packet of `wire` bytes (store-and-forward at every hop). */
+export function routeTimePs(topology: Topology, route: ArrayLike<number>, wire: number): number {
+  let total = 0;
+  for (let i = 0; i < route.length; i++) {
+    const link = topology.links[route[i] as number];
+    if (!link) continue;
+    total += Math.ceil((wire * 8e12) / link.rateBps) + Math.round(link.delayNs * 1000);
+  }
+  return total;
+}
+
+export function buildWorkloads(scenario: Scenario, hostCount: number, seed: number): Workload[] {
+  const rng = createRng(seed ^ 0x5bd1e995);
+  return scenario.workloads.map((w, i) => {
+    const name = w.name ?? `${w.kind}#${i}`;
+    const transport: TransportKind = w.transport ?? scenario.transport.kind;
+    const startPs = Math.round(w.start * 1e12);
+    switch (w.kind) {
+      case 'incast': {
+        const senders =
+          typeof w.senders === 'number'
+            ? Array.from({ length: w.senders }, (_, j) => (w.receiver + 1 + j) % hostCount)
+            : w.senders;
+        return new IncastWorkload({ name, receiver: w.receiver, senders, blockBytes: w.blockSize, rounds: w.rounds, startPs, transport });
+      }
+      case 'flow':
+        return new FlowsWorkload('flow', name, [{ src: w.src, dst: w.dst, sizeBytes: w.size, startPs, transport }]);
+      case 'permutation': {
+        const targets = permutationTargets(hostCount, () => rng.next());
+        return new FlowsWorkload(
+          'permutation',
+          name,
+          targets.map((dst, src) => ({ src, dst, sizeBytes: w.size, startPs, transport })),
+        );
+      }
+      default: {
+        const ranks =
+          w.ranks === undefined
+            ? Array.from({ length: hostCount }, (_, j) => j)
+            : typeof w.ranks === 'number'
+              ? Array.from({ length: w.ranks }, (_, j) => j)
+              : w.ranks;
+        return new CollectiveWorkload({
+          name,
+          kind: w.kind,
+          ranks,
+          sizeBytes: w.size,
+          iterations: w.iterations,
+          computeMeanPs: Math.round((w.compute?.mean ?? 0) * 1e12),
+          computeJitterPs: Math.round((w.compute?.jitter ?? 0) * 1e12),
+          startPs,
+          transport,
+        });
+      }
+    }
+  });
+}
+
+export function runPacket(scenario: Scenario, topology: Topology, seed: number, onProgress?: (simUs: number) => void): PacketRun {
+  const bufferConfig = bufferConfigOf(scenario, topology);
+  const sim = new Simulator(topology, bufferConfig, seed, Math.round(scenario.sim.sampleInterval * 1e12));
+  const tcpConfig = tcpConfigOf(scenario);
+  const pfcOn = scenario.switch.pfc?.enabled === true;
+  const hostRateBps = topology.links[0]?.rateBps ?? 0;
+  const connect = (src: number, dst: number, transport: TransportKind, listener: MessageListener): Connection =>
+    sim.addConnection((id) => {
+      const hash = (Math.imul(id + 1, 0x9e3779b1) ^ seed) >>> 0;
+      const forward = Int32Array.from(topology.route(src, dst, hash));
+      const reverse = Int32Array.from(topology.route(dst, src, hash));
+      const lineRate = topology.links[forward[0] as number]?.rateBps ?? hostRateBps;
+      if (transport === 'tcp') {
+        const rtt =
+          routeTimePs(topology, forward, tcpWireBytes(tcpConfig.mssBytes)) + routeTimePs(topology, reverse, MIN_FRAME_WIRE_BYTES);
+        return new TcpConnection(id, src, dst, CLS_LOSSY, forward, reverse, sim, tcpConfig, rtt);
+      }
+      const roce = roceConfigOf(scenario, lineRate);
+      return new RoceConnection(id, src, dst, pfcOn ? CLS_LOSSLESS : CLS_LOSSY, forward, reverse, sim, roce, lineRate);
+    }, listener);
+  const workloads = buildWorkloads(scenario, topology.hostCount, seed);
+  for (const workload of workloads) workload.start(sim, connect);
+  const status = sim.run(Math.round(scenario.sim.maxTime * 1e12), onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);
+  return { sim, workloads, status, hostRateBps };
+}

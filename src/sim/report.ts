@@ -1,0 +1,154 @@
+/**
+ * Simulator state -> the result envelope's metrics, series and findings. Metrics always carry
+ * goodputGbps, drops, completionTimeUs and events; series are sampled (queue occupancy of the
+ * busiest ports, pause timelines, goodput per time bin) and per-rank step times for collectives.
+ */
+import type { Finding, Series } from '../core/envelope.js';
+import { quantile } from '../core/stats.js';
+import { maxMinFairShares } from './fair-share.js';
+import type { PacketRun } from './packet-run.js';
+import type { Topology } from './topo/types.js';
+
+export interface PacketReport {
+  metrics: Record<string, unknown>;
+  series: Series[];
+  findings: Finding[];
+  warnings: string[];
+}
+
+const TOP_PORTS = 4;
+
+function linkName(topology: Topology, link: number): string {
+  const l = topology.links[link];
+  if (!l) return `link${link}`;
+  return `${topology.nodes[l.from]?.name ?? l.from}->${topology.nodes[l.to]?.name ?? l.to}`;
+}
+
+export function buildPacketReport(run: PacketRun, topology: Topology): PacketReport {
+  const { sim, workloads } = run;
+  const linkCount = topology.links.length;
+  let start = Infinity;
+  let finish = 0;
+  for (const w of workloads) {
+    if (w.startPs >= 0) start = Math.min(start, w.startPs);
+    finish = Math.max(finish, w.finishPs);
+  }
+  if (!Number.isFinite(start)) start = 0;
+  const elapsedPs = Math.max(0, finish - start);
+  // Flow completion times per message (a block, a chunk, a flow): offered to fully delivered.
+  const fcts = sim.messageFctPs.map((ps) => ps / 1e6);
+  let pausedPs = 0;
+  let peakQueue = 0;
+  for (let link = 0; link < linkCount; link++) {
+    pausedPs += sim.pausedNow(link);
+    if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch') peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
+  }
+  const metrics: Record<string, unknown> = {
+    status: run.status,
+    goodputGbps: elapsedPs > 0 ? (sim.deliveredBytes * 8) / (elapsedPs / 1e12) / 1e9 : 0,
+    drops: sim.drops,
+    completionTimeUs: elapsedPs / 1e6,
+    events: sim.events,
+    packetHops: sim.packetHops,
+    bytesOfferedByApp: sim.offeredBytes,
+    bytesDelivered: sim.deliveredBytes,
+    losslessDrops: sim.losslessDrops,
+    retransmittedPackets: sim.counters.retransmittedPackets,
+    timeouts: sim.counters.timeouts,
+    ecnMarks: sim.ecnMarks,
+    cnps: sim.counters.cnps,
+    pauseFrames: sim.pauseFramesSent,
+    pausedTimeUs: pausedPs / 1e6,
+    peakQueueBytes: peakQueue,
+    peakPacketsInFlight: sim.pool.peakInUse,
+    simulatedTimeUs: sim.now / 1e6,
+    fctUs: fcts.length > 0 ? { messages: fcts.length, p50: quantile(fcts, 0.5), p99: quantile(fcts, 0.99), max: fcts.reduce((a, b) => Math.max(a, b), 0) } : null,
+  };
+  const series: Series[] = [];
+  const findings: Finding[] = [];
+  const warnings: string[] = [];
+  // Busiest ports by peak queue, and most paused links.
+  const switchPorts = [...Array(linkCount).keys()].filter((l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch');
+  const byPeak = switchPorts.filter((l) => (sim.peakPortBytes[l] as number) > 0).sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
+  const byPause = [...Array(linkCount).keys()].filter((l) => sim.pausedNow(l) > 0).sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
+  const s = sim.sampler;
+  for (const link of byPeak.slice(0, TOP_PORTS)) {
+    const points = [];
+    for (let i = 0; i < s.count; i++) points.push({ timeUs: (s.times[i] as number) / 1e6, bytes: s.queues[i * linkCount + link] as number });
+    series.push({ name: `queue ${linkName(topology, link)}`, unit: 'bytes', points });
+  }
+  for (const link of byPause.slice(0, TOP_PORTS)) {
+    const points = [];
+    for (let i = 1; i < s.count; i++) {
+      const dt = (s.times[i] as number) - (s.times[i - 1] as number);
+      const dp = (s.paused[i * linkCount + link] as number) - (s.paused[(i - 1) * linkCount + link] as number);
+      points.push({ timeUs: (s.times[i] as number) / 1e6, pausedFraction: dt > 0 ? dp / dt : 0 });
+    }
+    series.push({ name: `paused ${linkName(topology, link)}`, unit: 'fraction of time', points });
+  }
+  const goodput = [];
+  for (let i = 1; i < s.count; i++) {
+    const dt = (s.times[i] as number) - (s.times[i - 1] as number);
+    const db = (s.delivered[i] as number) - (s.delivered[i - 1] as number);
+    goodput.push({ timeUs: (s.times[i] as number) / 1e6, goodputGbps: dt > 0 ? (db * 8) / (dt / 1e12) / 1e9 : 0 });
+  }
+  series.push({ name: 'goodput', unit: 'Gb/s', points: goodput });
+  metrics.ports = [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
+    link: linkName(topology, link),
+    peakQueueBytes: sim.peakPortBytes[link] as number,
+    pausedTimeUs: sim.pausedNow(link) / 1e6,
+    pauseFramesReceived: sim.pauseFrames[link] as number,
+    drops: sim.dropsByLink[link] as number,
+  }));
+  metrics.workloads = workloads.map((w) => {
+    const r = w.report();
+    if (r.series) series.push(...r.series);
+    return { name: w.name, kind: w.kind, ...r.metrics };
+  });
+  // Per-connection outcomes and PFC victims: flows paused on their path that got well under
+  // their max-min fair share although no bottleneck of theirs was congested.
+  const shares = maxMinFairShares(topology, sim.connections.map((c) => c.forward));
+  const flows = sim.connections.map((conn, i) => {
+    const duration = conn.lastDeliveryPs > conn.firstSendPs && conn.firstSendPs >= 0 ? conn.lastDeliveryPs - conn.firstSendPs : 0;
+    const goodputGbps = duration > 0 ? (conn.delivered * 8) / (duration / 1e12) / 1e9 : 0;
+    const fairShareGbps = ((shares[i] ?? 0) * conn.payloadRateBps(1)) / 1e9;
+    return {
+      id: conn.id,
+      src: conn.src,
+      dst: conn.dst,
+      transport: conn.transport,
+      bytesDelivered: conn.delivered,
+      goodputGbps,
+      fairShareGbps,
+      pausedExposureUs: conn.pausedExposurePs / 1e6,
+      durationUs: duration / 1e6,
+      retransmittedPackets: conn.retransmittedPackets,
+      timeouts: conn.timeouts,
+    };
+  });
+  for (const f of flows) {
+    if (f.pausedExposureUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
+      findings.push({
+        severity: 'warn',
+        ruleId: 'sim.pfc-victim',
+        message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pausedExposureUs.toFixed(1)} us`,
+        flowId: f.id,
+        goodputGbps: f.goodputGbps,
+        fairShareGbps: f.fairShareGbps,
+        pausedExposureUs: f.pausedExposureUs,
+      });
+    }
+  }
+  metrics.pfcVictims = findings.filter((f) => f.ruleId === 'sim.pfc-victim').length;
+  metrics.flows = flows.length <= 1000 ? flows : flows.slice(0, 1000);
+  if (sim.losslessDrops > 0) {
+    findings.push({
+      severity: 'error',
+      ruleId: 'sim.lossless-drops',
+      message: `${sim.losslessDrops} packets dropped in the lossless class: PFC headroom is below the bound`,
+    });
+  }
+  if (run.status !== 'done') warnings.push(`simulation ended by ${run.status} before every workload finished`);
+  if (sim.offeredBytes !== sim.deliveredBytes) warnings.push(`delivered ${sim.deliveredBytes} B of ${sim.offeredBytes} B offered`);
+  return { metrics, series, findings, warnings };
+}

@@ -1,0 +1,201 @@
+/**
+ * The scenario file: a fabric, its switches, a transport and workloads. Quantities are strings
+ * with units (`rate: 100Gbps`, `buffer: 128KiB`, `minRto: 200ms`) parsed with core/units, so a
+ * typo is reported at its YAML line like any other schema problem.
+ */
+import { z } from 'zod';
+import { parseDuration, parseRate, parseSize } from '../core/units.js';
+
+function unitField(kind: 'size' | 'rate' | 'duration', allowZero: boolean) {
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    try {
+      const text = String(raw);
+      const value = kind === 'size' ? parseSize(text) : kind === 'rate' ? parseRate(text) : parseDuration(text);
+      if (value < 0 || (!allowZero && value === 0)) {
+        ctx.addIssue({ code: 'custom', message: `must be ${allowZero ? 'zero or more' : 'positive'}, got "${text}"` });
+        return z.NEVER;
+      }
+      return value;
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^invalid /, 'invalid ') });
+      return z.NEVER;
+    }
+  });
+}
+
+/** Bytes (`128KiB`, `1M`), bits per second (`100Gbps`), seconds (`200ms`). */
+export const sizeField = unitField('size', false);
+export const sizeOrZeroField = unitField('size', true);
+export const rateField = unitField('rate', false);
+export const durationField = unitField('duration', false);
+export const durationOrZeroField = unitField('duration', true);
+
+const count = z.number().int().positive();
+const hostIndex = z.number().int().nonnegative();
+
+const linkFields = { linkRate: rateField, linkDelay: durationOrZeroField.default(1e-6) };
+
+const topologySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('star'), hosts: count, ...linkFields }).strict(),
+  z
+    .object({
+      kind: z.literal('leaf-spine'),
+      hosts: count,
+      hostsPerLeaf: count,
+      spines: count,
+      oversubscription: z.number().positive().default(1),
+      ...linkFields,
+    })
+    .strict(),
+  z.object({ kind: z.literal('rail'), servers: count, gpusPerServer: count, spines: count, ...linkFields }).strict(),
+  z.object({ kind: z.literal('fat-tree'), k: count, ...linkFields }).strict(),
+]);
+
+const ecnSchema = z.object({ kmin: sizeOrZeroField, kmax: sizeField, pmax: z.number().min(0).max(1) }).strict();
+
+const pfcSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** `auto` computes the 802.1Qbb bound per ingress port. */
+    headroom: z.union([z.literal('auto'), sizeOrZeroField]).default('auto'),
+    /**
+     * Dynamic XOFF factor on the free shared buffer (the dynamic-threshold scheme applied to
+     * ingress, as Broadcom/NVIDIA lossless profiles do); 0 = static XOFF (pool / ports). 1/8 is
+     * our default: many paused ingress ports together still leave most of the pool free.
+     */
+    xoffAlpha: z.number().min(0).default(0.125),
+    responseDelay: durationOrZeroField.optional(),
+    allowInsufficientHeadroom: z.boolean().default(false),
+  })
+  .strict();
+
+const switchSchema = z
+  .object({
+    /** Buffer per port; the switch's shared pool is this times its port count. */
+    buffer: sizeField,
+    sharing: z.enum(['static', 'dynamic']).default('dynamic'),
+    dtAlpha: z.number().positive().default(1),
+    ecn: ecnSchema.optional(),
+    pfc: pfcSchema.optional(),
+  })
+  .strict();
+
+const tcpSchema = z
+  .object({
+    /** 1500 B Ethernet MTU less 40 B of IPv4 and TCP headers. */
+    mss: count.default(1460),
+    /** RFC 6928 / Linux TCP_INIT_CWND. */
+    initialCwnd: count.default(10),
+    /** Linux TCP_RTO_MIN (200 ms) and TCP_RTO_MAX (120 s), include/net/tcp.h. */
+    minRto: durationField.default(0.2),
+    maxRto: durationField.default(120),
+    cc: z.enum(['reno', 'cubic', 'dctcp']).default('reno'),
+    /** Delayed ACKs: ACK every N in-order segments (1 = every segment; Linux delays to every 2nd). */
+    ackEvery: count.default(1),
+    delayedAckTimeout: durationField.default(0.04),
+    /** Selective acknowledgements with RFC 6675 recovery (Linux default); false: NewReno. */
+    sack: z.boolean().default(true),
+  })
+  .strict();
+
+const dcqcnSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    // Defaults from the DCQCN paper (Zhu et al., SIGCOMM 2015), as listed in shared/data/reference-points.md.
+    g: z.number().positive().max(1).default(1 / 256),
+    timer: durationField.default(55e-6),
+    byteCounter: sizeField.default(10 * 1024 * 1024),
+    fastRecoveryRounds: count.default(5),
+    rai: rateField.optional(),
+    rhai: rateField.optional(),
+    /** Floor of a throttled rate (ns-3 HPCC simulator's MinRate, 100 Mb/s). */
+    minRate: rateField.default(100e6),
+    /** Notification point: at most one CNP per flow per 50 us (DCQCN paper, N). */
+    cnpInterval: durationOrZeroField.default(50e-6),
+  })
+  .strict();
+
+const roceSchema = z
+  .object({
+    /** RoCE path MTU 4096 B, the largest IB MTU and the usual setting for NCCL over RoCE. */
+    mtu: count.default(4096),
+    /** ACK coalescing of the responder (our default; RC NICs coalesce ACKs for throughput). */
+    ackEvery: count.default(16),
+    /** IBTA local ACK timeout 4.096 us x 2^14 (exponent 14: a common RDMA CM/perftest default), about 67 ms. */
+    retransmitTimeout: durationField.default(4.096e-6 * 2 ** 14),
+    dcqcn: dcqcnSchema.prefault({}),
+  })
+  .strict();
+
+const transportSchema = z
+  .object({
+    kind: z.enum(['tcp', 'roce']),
+    tcp: tcpSchema.prefault({}),
+    roce: roceSchema.prefault({}),
+  })
+  .strict();
+
+const transportChoice = z.enum(['tcp', 'roce']).optional();
+const startField = durationOrZeroField.default(0);
+
+const workloadSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('incast'),
+      name: z.string().optional(),
+      receiver: hostIndex.default(0),
+      /** A count (hosts receiver+1 ..) or an explicit list of hosts. */
+      senders: z.union([count, z.array(hostIndex).min(1)]),
+      blockSize: sizeField,
+      rounds: count.default(1),
+      start: startField,
+      transport: transportChoice,
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('flow'),
+      name: z.string().optional(),
+      src: hostIndex,
+      dst: hostIndex,
+      size: sizeField,
+      start: startField,
+      transport: transportChoice,
+    })
+    .strict(),
+  z
+    .object({ kind: z.literal('permutation'), name: z.string().optional(), size: sizeField, start: startField, transport: transportChoice })
+    .strict(),
+  z
+    .object({
+      kind: z.enum(['allreduce', 'allgather', 'alltoall']),
+      name: z.string().optional(),
+      /** A count (hosts 0..N-1) or an explicit list; default every host. */
+      ranks: z.union([count, z.array(hostIndex).min(2)]).optional(),
+      size: sizeField,
+      iterations: count.default(1),
+      compute: z.object({ mean: durationOrZeroField.default(0), jitter: durationOrZeroField.default(0) }).strict().optional(),
+      start: startField,
+      transport: transportChoice,
+    })
+    .strict(),
+]);
+
+export const scenarioSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    seed: z.number().int().optional(),
+    topology: topologySchema,
+    switch: switchSchema,
+    transport: transportSchema,
+    workloads: z.array(workloadSchema).min(1),
+    sim: z
+      .object({ maxTime: durationField.default(60), sampleInterval: durationField.default(1e-6) })
+      .strict()
+      .default({ maxTime: 60, sampleInterval: 1e-6 }),
+  })
+  .strict();
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioWorkload = Scenario['workloads'][number];

@@ -1,0 +1,39 @@
+/** Small helper that numbers nodes and cables consistently for every topology builder. */
+import type { TopoLink, TopoNode } from './types.js';
+
+export class FabricBuilder {
+  readonly nodes: TopoNode[] = [];
+  readonly links: TopoLink[] = [];
+  /** linkBetween[from * nodeCount + to] is filled lazily through a map (sparse fabrics). */
+  private readonly linkIndex = new Map<number, number>();
+
+  addNode(kind: 'host' | 'switch', name: string): number {
+    const id = this.nodes.length;
+    this.nodes.push({ id, kind, name });
+    return id;
+  }
+
+  /** One cable: two directed links of the same rate and delay. Returns the a->b link id. */
+  addCable(a: number, b: number, rateBps: number, delayNs: number): number {
+    const forward = this.links.length;
+    this.links.push({ id: forward, from: a, to: b, rateBps, delayNs });
+    this.links.push({ id: forward + 1, from: b, to: a, rateBps, delayNs });
+    this.linkIndex.set(a * 1_000_003 + b, forward);
+    this.linkIndex.set(b * 1_000_003 + a, forward + 1);
+    return forward;
+  }
+
+  link(from: number, to: number): number {
+    const id = this.linkIndex.get(from * 1_000_003 + to);
+    if (id === undefined) throw new Error(`no link from node ${from} to node ${to}`);
+    return id;
+  }
+}
+
+/** Deterministic integer mix (splitmix-style) so ECMP choices spread even for consecutive hashes. */
+export function mixHash(value: number, salt: number): number {
+  let x = (value ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * The shared shape of a simulated fabric, used by the packet engine and by the fluid (flow-level)
+ * engine alike. Links are directed: a cable is two links, one per direction, so each direction has
+ * its own egress queue and its own capacity.
+ */
+
+export interface StarSpec {
+  kind: 'star';
+  hosts: number;
+  linkRateBps: number;
+  linkDelayNs: number;
+}
+
+export interface LeafSpineSpec {
+  kind: 'leaf-spine';
+  hosts: number;
+  hostsPerLeaf: number;
+  spines: number;
+  linkRateBps: number;
+  linkDelayNs: number;
+  /**
+   * Downlink to uplink capacity ratio of a leaf (1 = non-blocking). Each leaf has one uplink per
+   * spine of rate hostsPerLeaf x linkRate / (spines x oversubscription).
+   */
+  oversubscription: number;
+}
+
+/**
+ * Rail-optimised (NVIDIA DGX SuperPOD reference architecture): GPU g of every server connects to
+ * rail switch g; rail switches are joined by spines. Host index = server x gpusPerServer + gpu.
+ */
+export interface RailSpec {
+  kind: 'rail';
+  servers: number;
+  gpusPerServer: number;
+  spines: number;
+  linkRateBps: number;
+  linkDelayNs: number;
+}
+
+/** Three-tier k-ary fat tree (Al-Fares et al., SIGCOMM 2008): k^3/4 hosts, full bisection. */
+export interface FatTreeSpec {
+  kind: 'fat-tree';
+  k: number;
+  linkRateBps: number;
+  linkDelayNs: number;
+}
+
+export type TopologySpec = StarSpec | LeafSpineSpec | RailSpec | FatTreeSpec;
+
+export interface TopoNode {
+  id: number;
+  kind: 'host' | 'switch';
+  name: string;
+}
+
+export interface TopoLink {
+  id: number;
+  from: number;
+  to: number;
+  rateBps: number;
+  delayNs: number;
+}
+
+export interface Topology {
+  spec: TopologySpec;
+  /** Hosts are nodes 0 .. hostCount-1; switches follow. */
+  hostCount: number;
+  nodes: TopoNode[];
+  links: TopoLink[];
+  /** Directed link ids from srcHost to dstHost; ECMP choices are made from flowHash. */
+  route(srcHost: number, dstHost: number, flowHash: number): number[];
+}

@@ -1,0 +1,87 @@
+/**
+ * What the network core needs from a transport endpoint pair. One Connection is one sender and its
+ * receiver (a TCP connection or a RoCE queue pair). The application offers messages (bytes appended
+ * to the stream); the receiver reports in-order delivery, and the core tells the workload when a
+ * message has fully arrived.
+ */
+import type { PacketPool } from '../net/packet-pool.js';
+
+/** Traffic classes (switch priorities). Served in strict priority: control, lossless, lossy. */
+export const CLS_CONTROL = 0;
+export const CLS_LOSSLESS = 1;
+export const CLS_LOSSY = 2;
+export const CLASS_COUNT = 3;
+
+export const EV_CONN_TIMER = 4;
+export const EV_CC_TIMER = 5;
+
+export interface SimContext {
+  readonly pool: PacketPool;
+  /** Current simulated time in picoseconds. */
+  now: number;
+  schedule(timePs: number, type: number, payload: number): void;
+  /** Queue a control packet at the receiver's NIC towards the sender, along the reverse route; returns it. */
+  sendControl(conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number;
+  /** The sender may have become able to send (window opened): let its NIC pull. */
+  kickHost(host: number): void;
+  /** The receiver's in-order delivered byte count moved forward. */
+  delivered(conn: Connection): void;
+  readonly counters: TransportCounters;
+}
+
+export interface TransportCounters {
+  retransmittedPackets: number;
+  timeouts: number;
+  cnps: number;
+  ecnEchoes: number;
+}
+
+export abstract class Connection {
+  /** Bytes the application has offered so far (end of the stream). */
+  appLimit = 0;
+  /** Bytes delivered in order at the receiver. */
+  delivered = 0;
+  /** Time of the first byte sent, -1 before. */
+  firstSendPs = -1;
+  lastDeliveryPs = -1;
+  retransmittedPackets = 0;
+  timeouts = 0;
+  /** Pending message ends (cumulative stream offsets), their tags and offer times. */
+  readonly messageEnds: number[] = [];
+  readonly messageTags: number[] = [];
+  readonly messageOfferedPs: number[] = [];
+  messageHead = 0;
+  /** Sum of paused time on the route's links when the connection began, for PFC victim reports. */
+  pausedAtStartPs = 0;
+  pausedExposurePs = 0;
+
+  constructor(
+    readonly id: number,
+    readonly src: number,
+    readonly dst: number,
+    /** Traffic class of data packets. */
+    readonly cls: number,
+    readonly forward: Int32Array,
+    readonly reverse: Int32Array,
+    readonly ctx: SimContext,
+  ) {}
+
+  abstract readonly transport: 'tcp' | 'roce';
+  /** Payload bytes per second the sender could reach alone on its first link. */
+  abstract payloadRateBps(lineRateBps: number): number;
+  /** <= now: can send now; Infinity: nothing to send; otherwise the time it may send next. */
+  abstract readiness(now: number): number;
+  /** Build the next data packet (only called after readiness(now) <= now). */
+  abstract nextPacket(now: number): number;
+  /** A data packet reached the receiver. The packet is freed by the caller. */
+  abstract onData(packet: number): void;
+  /** An ACK, NAK or CNP reached the sender. The packet is freed by the caller. */
+  abstract onControl(packet: number): void;
+  /** A timer this connection scheduled (EV_CONN_TIMER or EV_CC_TIMER) fired. */
+  abstract onTimer(type: number, timePs: number): void;
+
+  /** True when every offered byte is delivered. */
+  get idle(): boolean {
+    return this.delivered >= this.appLimit;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The sender's SACK scoreboard (RFC 2018 blocks, RFC 6675 loss recovery): byte ranges above
+ * snd_una the receiver holds, kept sorted and merged. A hole is deemed lost once at least
+ * DupThresh x SMSS bytes above it are SACKed (RFC 6675 IsLost, counted in bytes).
+ */
+export const SACK_BLOCKS = 3;
+
+export class SackScoreboard {
+  /** Sorted, disjoint [start, end) pairs, all above snd_una. */
+  private readonly ranges: number[] = [];
+  bytes = 0;
+
+  clear(): void {
+    this.ranges.length = 0;
+    this.bytes = 0;
+  }
+
+  /** Forget what snd_una has passed. */
+  prune(una: number): void {
+    const r = this.ranges;
+    while (r.length > 0 && (r[0] as number) < una) {
+      const end = r[1] as number;
+      if (end <= una) {
+        this.bytes -= end - (r[0] as number);
+        r.splice(0, 2);
+      } else {
+        this.bytes -= una - (r[0] as number);
+        r[0] = una;
+      }
+    }
+  }
+
+  add(start: number, end: number, una: number): void {
+    if (end <= una || end <= start) return;
+    start = Math.max(start, una);
+    const r = this.ranges;
+    let i = 0;
+    while (i < r.length && (r[i + 1] as number) < start) i += 2;
+    let j = i;
+    let removed = 0;
+    while (j < r.length && (r[j] as number) <= end) {
+      start = Math.min(start, r[j] as number);
+      end = Math.max(end, r[j + 1] as number);
+      removed += (r[j + 1] as number) - (r[j] as number);
+      j += 2;
+    }
+    r.splice(i, j - i, start, end);
+    this.bytes += end - start - removed;
+  }
+
+  /** Highest SACKed byte (exclusive end), or `una` when nothing is SACKed. */
+  highest(una: number): number {
+    const r = this.ranges;
+    return r.length > 0 ? (r[r.length - 1] as number) : una;
+  }
+
+  /** Bytes below this point sit under at least `threshold` SACKed bytes: holes there are lost. */
+  lostBelow(una: number, threshold: number): number {
+    const r = this.ranges;
+    let above = 0;
+    for (let i = r.length - 2; i >= 0; i -= 2) {
+      above += (r[i + 1] as number) - (r[i] as number);
+      if (above >= threshold) return r[i] as number;
+    }
+    return una;
+  }
+
+  /** SACKed bytes inside [from, to). */
+  sackedBetween(from: number, to: number): number {
+    const r = this.ranges;
+    let total = 0;
+    for (let i = 0; i < r.length; i += 2) {
+      const s = Math.max(from, r[i] as number);
+      const e = Math.min(to, r[i + 1] as number);
+      if (e > s) total += e - s;
+    }
+    return total;
+  }
+
+  /** First byte at or after `from` and below `limit` that is not SACKed, or -1; `holeEnd` is set. */
+  holeEnd = 0;
+  nextHole(from: number, limit: number): number {
+    const r = this.ranges;
+    let x = from;
+    for (let i = 0; i < r.length && x < limit; i += 2) {
+      const s = r[i] as number;
+      const e = r[i + 1] as number;
+      if (e <= x) continue;
+      if (s > x) {
+        this.holeEnd = Math.min(s, limit);
+        return x;
+      }
+      x = e;
+    }
+    if (x < limit) {
+      this.holeEnd = limit;
+      return x;
+    }
+    return -1;
+  }
+}

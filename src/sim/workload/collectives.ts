@@ -1,0 +1,201 @@
+/**
+ * Collectives as dependent chunk transfers over persistent connections (NCCL keeps its
+ * connections for the life of the communicator, so TCP windows and DCQCN rates carry over).
+ * Ring all_reduce: 2(N-1) steps of S/N bytes to the next rank (reduce-scatter, then all-gather);
+ * ring all_gather: N-1 steps (Patarasuk and Yuan, JPDC 2009; NCCL's ring). A rank sends step s
+ * of an iteration once it has received step s-1 from its predecessor (its input has arrived).
+ * alltoall: every rank sends S/N to every other rank at once. Each iteration starts, per rank,
+ * after that rank's compute phase (mean plus seeded normal jitter), so stragglers show up in the
+ * per-rank step times.
+ */
+import type { Series } from '../../core/envelope.js';
+import type { Simulator } from '../simulator.js';
+import type { Connection } from '../transport/connection.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+
+export interface CollectiveSpec {
+  name: string;
+  kind: 'allreduce' | 'allgather' | 'alltoall';
+  ranks: number[];
+  sizeBytes: number;
+  iterations: number;
+  computeMeanPs: number;
+  computeJitterPs: number;
+  startPs: number;
+  transport: TransportKind;
+}
+
+export class CollectiveWorkload implements Workload {
+  startPs = -1;
+  finishPs = -1;
+  done = false;
+  private sim: Simulator | undefined;
+  /** Ring: conns[r] carries rank r -> r+1. alltoall: conns[r * n + d]. */
+  private conns: Connection[] = [];
+  private readonly rankOfConnSrc = new Map<Connection, number>();
+  private readonly rankOfConnDst = new Map<Connection, number>();
+  private readonly steps: number;
+  private readonly chunkBytes: number;
+  private readonly computesDone: Int32Array;
+  private readonly sent: Int32Array;
+  private readonly received: Int32Array;
+  /** Per iteration and rank: compute end (collective start) and collective end, in ps. */
+  private readonly joinPs: Float64Array;
+  private readonly finishRankPs: Float64Array;
+  private ranksFinished = 0;
+  private readonly alltoallReceived: number[] = [];
+
+  constructor(private readonly spec: CollectiveSpec) {
+    const n = spec.ranks.length;
+    this.steps = spec.kind === 'allreduce' ? 2 * (n - 1) : n - 1;
+    this.chunkBytes = Math.max(1, Math.ceil(spec.sizeBytes / n));
+    this.computesDone = new Int32Array(n);
+    this.sent = new Int32Array(n);
+    this.received = new Int32Array(n);
+    this.joinPs = new Float64Array(n * spec.iterations);
+    this.finishRankPs = new Float64Array(n * spec.iterations);
+  }
+
+  get kind(): string {
+    return this.spec.kind;
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  start(sim: Simulator, connect: ConnectionFactory): void {
+    this.sim = sim;
+    const ranks = this.spec.ranks;
+    const n = ranks.length;
+    if (this.spec.kind === 'alltoall') {
+      for (let r = 0; r < n; r++) {
+        for (let d = 0; d < n; d++) {
+          if (d === r) continue;
+          const conn = connect(ranks[r] as number, ranks[d] as number, this.spec.transport, this);
+          this.conns[r * n + d] = conn;
+          this.rankOfConnSrc.set(conn, r);
+          this.rankOfConnDst.set(conn, d);
+        }
+      }
+    } else {
+      for (let r = 0; r < n; r++) {
+        const conn = connect(ranks[r] as number, ranks[(r + 1) % n] as number, this.spec.transport, this);
+        this.conns.push(conn);
+        this.rankOfConnSrc.set(conn, r);
+        this.rankOfConnDst.set(conn, (r + 1) % n);
+      }
+    }
+    sim.at(this.spec.startPs, () => {
+      this.startPs = sim.now;
+      for (let r = 0; r < n; r++) this.beginCompute(r);
+    });
+  }
+
+  private beginCompute(rank: number): void {
+    const sim = this.sim as Simulator;
+    const jitter = this.spec.computeJitterPs > 0 ? sim.rng.normal() * this.spec.computeJitterPs : 0;
+    const compute = Math.max(0, Math.round(this.spec.computeMeanPs + jitter));
+    const join = (): void => {
+      const iteration = this.computesDone[rank] as number;
+      this.joinPs[iteration * this.spec.ranks.length + rank] = sim.now;
+      this.computesDone[rank] = iteration + 1;
+      this.pump(rank);
+    };
+    if (compute === 0) join();
+    else sim.at(sim.now + compute, join);
+  }
+
+  /** Send every step this rank is allowed to: its compute is done and its input has arrived. */
+  private pump(rank: number): void {
+    const sim = this.sim as Simulator;
+    const n = this.spec.ranks.length;
+    const steps = this.steps;
+    if (this.spec.kind === 'alltoall') {
+      const iteration = this.sent[rank] as number;
+      if (iteration >= (this.computesDone[rank] as number)) return;
+      this.sent[rank] = iteration + 1;
+      for (let d = 0; d < n; d++) if (d !== rank) sim.offer(this.conns[rank * n + d] as Connection, this.chunkBytes, iteration);
+      return;
+    }
+    for (;;) {
+      const g = this.sent[rank] as number;
+      const iteration = Math.floor(g / steps);
+      if (iteration >= this.spec.iterations || iteration >= (this.computesDone[rank] as number)) return;
+      if ((this.received[rank] as number) < g) return;
+      this.sent[rank] = g + 1;
+      sim.offer(this.conns[rank] as Connection, this.chunkBytes, g);
+    }
+  }
+
+  onMessage(conn: Connection, tag: number, nowPs: number): void {
+    const rank = this.rankOfConnDst.get(conn) as number;
+    const n = this.spec.ranks.length;
+    let iteration = -1;
+    if (this.spec.kind === 'alltoall') {
+      // Tags are iterations: a fast peer's next-iteration chunk must not count for this one.
+      const slot = tag * n + rank;
+      const got = (this.alltoallReceived[slot] ?? 0) + 1;
+      this.alltoallReceived[slot] = got;
+      if (got === n - 1) iteration = tag;
+    } else {
+      const got = (this.received[rank] as number) + 1;
+      this.received[rank] = got;
+      if (got % this.steps === 0) iteration = got / this.steps - 1;
+    }
+    if (iteration >= 0) {
+      this.finishRankPs[iteration * n + rank] = nowPs;
+      if (++this.ranksFinished === n * this.spec.iterations) {
+        this.done = true;
+        this.finishPs = nowPs;
+        return;
+      }
+      if (iteration + 1 < this.spec.iterations) this.beginCompute(rank);
+    }
+    if (this.spec.kind !== 'alltoall') this.pump(rank);
+  }
+
+  report(): WorkloadReport {
+    const n = this.spec.ranks.length;
+    const iterations = this.spec.iterations;
+    const iterationTimeUs: number[] = [];
+    const stragglerUs: number[] = [];
+    const points: Record<string, number>[] = [];
+    for (let i = 0; i < iterations; i++) {
+      let firstJoin = Infinity;
+      let lastJoin = -Infinity;
+      let lastFinish = -Infinity;
+      for (let r = 0; r < n; r++) {
+        const join = this.joinPs[i * n + r] as number;
+        const finish = this.finishRankPs[i * n + r] as number;
+        firstJoin = Math.min(firstJoin, join);
+        lastJoin = Math.max(lastJoin, join);
+        lastFinish = Math.max(lastFinish, finish);
+        const previous = i === 0 ? this.startPs : (this.finishRankPs[(i - 1) * n + r] as number);
+        points.push({ iteration: i, rank: r, stepTimeUs: (finish - previous) / 1e6, collectiveTimeUs: (finish - join) / 1e6 });
+      }
+      iterationTimeUs.push((lastFinish - firstJoin) / 1e6);
+      stragglerUs.push((lastJoin - firstJoin) / 1e6);
+    }
+    const series: Series[] = [{ name: `${this.spec.name}: per-rank step time`, unit: 'us', points }];
+    const busFactor = this.spec.kind === 'allreduce' ? (2 * (n - 1)) / n : (n - 1) / n;
+    const meanIterationUs = iterationTimeUs.reduce((a, b) => a + b, 0) / Math.max(1, iterations);
+    let delivered = 0;
+    for (const conn of this.conns) if (conn) delivered += conn.delivered;
+    const elapsedPs = this.finishPs - this.startPs;
+    return {
+      metrics: {
+        ranks: n,
+        goodputGbps: elapsedPs > 0 && this.finishPs > 0 ? (delivered * 8) / (elapsedPs / 1e12) / 1e9 : 0,
+        sizeBytes: this.spec.sizeBytes,
+        iterations,
+        iterationTimeUs,
+        // nccl-tests definitions: algbw = S / t, busbw = algbw x factor (GB = 1e9 bytes).
+        algbwGBps: meanIterationUs > 0 ? this.spec.sizeBytes / (meanIterationUs * 1e3) : 0,
+        busbwGBps: meanIterationUs > 0 ? (this.spec.sizeBytes / (meanIterationUs * 1e3)) * busFactor : 0,
+        stragglerPenaltyUs: stragglerUs.reduce((a, b) => a + b, 0) / Math.max(1, iterations),
+      },
+      series,
+    };
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Independent point-to-point transfers: explicit flows (background traffic, a victim flow) and
+ * permutations (every host sends to one other host, each receives from one: htsim's permutation).
+ */
+import type { Simulator } from '../simulator.js';
+import type { Connection } from '../transport/connection.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+
+export interface FlowSpec {
+  src: number;
+  dst: number;
+  sizeBytes: number;
+  startPs: number;
+  transport: TransportKind;
+}
+
+export class FlowsWorkload implements Workload {
+  startPs = -1;
+  finishPs = -1;
+  done = false;
+  private remaining = 0;
+  readonly conns: Connection[] = [];
+  readonly finishByConn: number[] = [];
+  private readonly startByConn: number[] = [];
+
+  constructor(
+    readonly kind: 'flow' | 'permutation',
+    readonly name: string,
+    readonly specs: FlowSpec[],
+  ) {}
+
+  start(sim: Simulator, connect: ConnectionFactory): void {
+    this.remaining = this.specs.length;
+    if (this.remaining === 0) this.done = true;
+    for (const flow of this.specs) {
+      const conn = connect(flow.src, flow.dst, flow.transport, this);
+      this.conns.push(conn);
+      this.finishByConn.push(-1);
+      this.startByConn.push(flow.startPs);
+      sim.at(flow.startPs, () => {
+        if (this.startPs < 0 || sim.now < this.startPs) this.startPs = sim.now;
+        sim.offer(conn, flow.sizeBytes, 0);
+      });
+    }
+  }
+
+  onMessage(conn: Connection, _tag: number, nowPs: number): void {
+    const index = this.conns.indexOf(conn);
+    this.finishByConn[index] = nowPs;
+    if (--this.remaining === 0) {
+      this.done = true;
+      this.finishPs = nowPs;
+    }
+  }
+
+  report(): WorkloadReport {
+    const fcts: number[] = [];
+    let bytes = 0;
+    this.conns.forEach((conn, i) => {
+      const finish = this.finishByConn[i] as number;
+      if (finish >= 0) fcts.push((finish - (this.startByConn[i] as number)) / 1e6);
+      bytes += conn.delivered;
+    });
+    const elapsed = this.finishPs > 0 ? this.finishPs - this.startPs : 0;
+    return {
+      metrics: {
+        flows: this.specs.length,
+        flowsCompleted: fcts.length,
+        goodputGbps: elapsed > 0 ? (bytes * 8) / (elapsed / 1e12) / 1e9 : 0,
+        fctUs: fcts,
+      },
+    };
+  }
+}
+
+/** A seeded random derangement: host i sends to perm[i] != i. */
+export function permutationTargets(hosts: number, random: () => number): number[] {
+  for (;;) {
+    const perm = Array.from({ length: hosts }, (_, i) => i);
+    for (let i = hosts - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      const t = perm[i] as number;
+      perm[i] = perm[j] as number;
+      perm[j] = t;
+    }
+    if (perm.every((target, i) => target !== i)) return perm;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Synchronised-read incast as in the incast literature (Phanishayee et al., FAST 2008; Chen et
+ * al., WREN 2009): each of S senders returns one block to the receiver per round, and the next
+ * round begins only when every block of the current one has arrived.
+ */
+import type { Simulator } from '../simulator.js';
+import type { Connection } from '../transport/connection.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+
+export interface IncastSpec {
+  name: string;
+  receiver: number;
+  senders: number[];
+  blockBytes: number;
+  rounds: number;
+  startPs: number;
+  transport: TransportKind;
+}
+
+export class IncastWorkload implements Workload {
+  readonly kind = 'incast';
+  startPs = -1;
+  finishPs = -1;
+  done = false;
+  private conns: Connection[] = [];
+  private round = 0;
+  private outstanding = 0;
+  private roundStartPs = 0;
+  private readonly roundTimesPs: number[] = [];
+  private sim: Simulator | undefined;
+
+  constructor(private readonly spec: IncastSpec) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  start(sim: Simulator, connect: ConnectionFactory): void {
+    this.sim = sim;
+    this.conns = this.spec.senders.map((src) => connect(src, this.spec.receiver, this.spec.transport, this));
+    sim.at(this.spec.startPs, () => this.beginRound());
+  }
+
+  private beginRound(): void {
+    const sim = this.sim as Simulator;
+    if (this.startPs < 0) this.startPs = sim.now;
+    this.roundStartPs = sim.now;
+    this.outstanding = this.conns.length;
+    for (const conn of this.conns) sim.offer(conn, this.spec.blockBytes, this.round);
+  }
+
+  onMessage(_conn: Connection, _tag: number, nowPs: number): void {
+    if (--this.outstanding > 0) return;
+    this.roundTimesPs.push(nowPs - this.roundStartPs);
+    this.round++;
+    if (this.round < this.spec.rounds) {
+      this.beginRound();
+    } else {
+      this.done = true;
+      this.finishPs = nowPs;
+    }
+  }
+
+  report(): WorkloadReport {
+    const bytes = this.spec.senders.length * this.spec.blockBytes * this.roundTimesPs.length;
+    const elapsed = this.roundTimesPs.reduce((a, b) => a + b, 0);
+    return {
+      metrics: {
+        senders: this.spec.senders.length,
+        blockSizeBytes: this.spec.blockBytes,
+        roundsCompleted: this.roundTimesPs.length,
+        goodputGbps: elapsed > 0 ? (bytes * 8) / (elapsed / 1e12) / 1e9 : 0,
+        roundTimeUs: this.roundTimesPs.map((t) => t / 1e6),
+        timeouts: this.conns.reduce((a, c) => a + c.timeouts, 0),
+      },
+    };
+  }
+}

@@ -1,0 +1,28 @@
+/** What every workload gives the runner: it creates its connections, drives them, and reports. */
+import type { Series } from '../../core/envelope.js';
+import type { Simulator, MessageListener } from '../simulator.js';
+import type { Connection } from '../transport/connection.js';
+
+export type TransportKind = 'tcp' | 'roce';
+
+/** Builds a connection between two hosts with the scenario's (or the workload's) transport. */
+export type ConnectionFactory = (src: number, dst: number, transport: TransportKind, listener: MessageListener) => Connection;
+
+export interface WorkloadReport {
+  metrics: Record<string, unknown>;
+  series?: Series[];
+}
+
+export interface Workload extends MessageListener {
+  readonly kind: string;
+  readonly name: string;
+  /** First time the workload offered data (ps), -1 before. */
+  readonly startPs: number;
+  /** Time its last message was delivered (ps), -1 before. */
+  readonly finishPs: number;
+  /** Create connections and schedule the first offers. */
+  start(sim: Simulator, connect: ConnectionFactory): void;
+  report(): WorkloadReport;
+}
+
+export const psToUs = (ps: number): number => ps / 1e6;

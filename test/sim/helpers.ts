@@ -1,0 +1,31 @@
+/** Shared helpers for the simulator tests: scenarios from plain objects, runs, sampled rates. */
+import { scenarioSchema, type Scenario } from '../../src/sim/scenario-schema.js';
+import { validateScenario } from '../../src/sim/scenario.js';
+import { runPacket, type PacketRun } from '../../src/sim/packet-run.js';
+import type { Topology } from '../../src/sim/topo/types.js';
+
+export function scenarioOf(raw: Record<string, unknown>): Scenario {
+  return scenarioSchema.parse({ name: 'test', ...raw });
+}
+
+export function simulate(raw: Record<string, unknown>, seed = 1): { run: PacketRun; topology: Topology; scenario: Scenario } {
+  const scenario = scenarioOf(raw);
+  const topology = validateScenario(scenario);
+  return { run: runPacket(scenario, topology, seed), topology, scenario };
+}
+
+/** Mean delivery rate (bits/s) of connection `conn` between two sampled times. */
+export function sampledRateBps(run: PacketRun, conn: number, fromPs: number, toPs: number): number {
+  const s = run.sim.sampler;
+  const c = s.connCount;
+  let i0 = -1;
+  let i1 = -1;
+  for (let i = 0; i < s.count; i++) {
+    const t = s.times[i] as number;
+    if (i0 < 0 && t >= fromPs) i0 = i;
+    if (t <= toPs) i1 = i;
+  }
+  if (i0 < 0 || i1 <= i0) throw new Error('window holds fewer than two samples');
+  const bytes = (s.connDelivered[i1 * c + conn] as number) - (s.connDelivered[i0 * c + conn] as number);
+  return (bytes * 8) / (((s.times[i1] as number) - (s.times[i0] as number)) / 1e12);
+}
