@@ -141,3 +141,27 @@ describe('demo, explain, presets', () => {
     expect((await run(['presets', 'widgets'])).code).toBe(2);
   });
 });
+
+describe('--save on every result-producing command', () => {
+  it('records collective, plan, compare, scale, parse, sim and bench tcp results in one database', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'aifabric-')), 'runs.db');
+    const job = join(root, 'examples', 'jobs', 'llama3-8b-fsdp-tcp.yaml');
+    const commands = [
+      ['collective', '--nodes', '2', '-b', '1M', '-e', '4M'],
+      ['plan', job],
+      ['compare', job, '--fabrics', 'tcp-100g,roce-100g'],
+      ['scale', job, '--nodes', '1,2', '--fabrics', 'tcp-100g,roce-100g'],
+      ['parse', join(root, 'test', 'fixtures', 'nccl-tests', 'oci-2x8-a100-roce-all_reduce-v2.17.9.log')],
+      ['sim', join(root, 'examples', 'scenarios', 'pfc-victim.yaml')],
+      ['bench', 'tcp', '--np', '2', '-b', '1K', '-e', '4K', '-n', '2', '-w', '1'],
+    ];
+    for (const args of commands) {
+      const result = await run([...args, '--save', '--db', db]);
+      expect([0, 1], `${args.join(' ')}: ${result.stderr}`).toContain(result.code);
+      expect(result.stderr).toMatch(/saved as run \d+/);
+    }
+    const listed = JSON.parse((await run(['runs', 'list', '--db', db, '--json'])).stdout);
+    const kinds = listed.metrics.runs.map((r: { kind: string }) => r.kind).sort();
+    expect(kinds).toEqual(['bench.tcp', 'collective', 'compare', 'parse', 'plan', 'scale', 'sim'].sort());
+  });
+});

@@ -40,6 +40,8 @@ export interface BenchTcpOptions {
   rendezvous?: string;
   json?: true;
   out?: string;
+  save?: true;
+  db?: string;
 }
 
 /** This command's arguments with --np removed, for the ranks it starts. */
@@ -100,9 +102,9 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     const result = benchResult(params, run, identity.source, options.ifname);
     if (human) {
       write(formatFooter(params, run.outOfBounds, run.avgBusbwGBps));
-      if (options.out) await emitResult(result, { out: options.out }, () => '');
+      if (options.out || options.save) await emitResult(result, { out: options.out, save: options.save, db: options.db }, () => '');
     } else {
-      await emitResult(result, { json: true, ...(options.out ? { out: options.out } : {}) }, () => '');
+      await emitResult(result, { json: true, out: options.out, save: options.save, db: options.db }, () => '');
     }
   }
   return run.outOfBounds > 0 ? 1 : 0;

@@ -5,6 +5,7 @@
  */
 import { Command } from '@commander-js/extra-typings';
 import { choiceArg, durationArg, nonNegativeIntArg, positiveIntArg, sizeArg } from '../options.js';
+import { addStoreOptions } from '../store-options.js';
 
 const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
 const TYPES = ['float', 'double', 'int32'] as const;
@@ -15,7 +16,7 @@ const timeoutArg = (value: string): number => (/^\s*\d+(\.\d+)?\s*$/.test(value)
 
 export function registerBench(program: Command): void {
   const bench = program.command('bench').description('Measure real collectives on this machine and its network.');
-  bench
+  const tcp = bench
     .command('tcp')
     .description('Collectives over kernel TCP sockets, measured and printed the way nccl-tests does.')
     .option('--op <collective>', `collective: ${OPS.join(', ')}`, choiceArg('--op', OPS), 'all_reduce' as (typeof OPS)[number])
@@ -34,9 +35,9 @@ export function registerBench(program: Command): void {
     .option('--timeout <duration>', 'give up (exit 3) when a peer makes no progress this long', timeoutArg, 60)
     .option('--rendezvous <host:port>', 'rank 0 address for the rendezvous (default MASTER_ADDR:MASTER_PORT, 127.0.0.1:29500)')
     .option('--json', 'print the result envelope as JSON (rank 0)')
-    .option('--out <file>', 'also write the JSON result to FILE (rank 0)')
-    .action(async (options) => {
-      const { runBenchTcpCommand } = await import('./bench-tcp-action.js');
-      process.exitCode = await runBenchTcpCommand(options);
-    });
+    .option('--out <file>', 'also write the JSON result to FILE (rank 0)');
+  addStoreOptions(tcp).action(async (options) => {
+    const { runBenchTcpCommand } = await import('./bench-tcp-action.js');
+    process.exitCode = await runBenchTcpCommand(options);
+  });
 }

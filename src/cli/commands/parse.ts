@@ -5,6 +5,7 @@
  */
 import type { Command } from '@commander-js/extra-typings';
 import type { ResultEnvelope } from '../../core/envelope.js';
+import { addStoreOptions } from '../store-options.js';
 import type { NcclTestsFacts, NcclTestsTest, ParsedFile, ParserKind } from '../../parse/index.js';
 
 /** Listed here rather than read from the registry so registering imports no parser. */
@@ -64,14 +65,14 @@ export function renderParseText(result: ResultEnvelope<ParseMetrics>): string {
 }
 
 export function registerParse(program: Command): void {
-  program
+  const command = program
     .command('parse')
     .description('read captured tool output (nccl-tests, perftest, ...) into typed facts; the kind is detected from the content')
     .argument('<files...>', 'captured output files')
     .option('--kind <kind>', `parse as this kind instead of detecting it (${KIND_NAMES})`)
     .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON envelope to this file')
-    .action(async (files, options) => {
+    .option('--out <file>', 'also write the JSON envelope to this file');
+  addStoreOptions(command).action(async (files, options) => {
       const { UsageError, InputError } = await import('../../core/errors.js');
       const { makeResult } = await import('../../core/envelope.js');
       const { parseFile, findParser, knownKinds } = await import('../../parse/index.js');
@@ -99,6 +100,6 @@ export function registerParse(program: Command): void {
       if (parsed.length === 1 && only?.kind === 'nccl-tests') metrics.tests = (only.facts as NcclTestsFacts).tests;
       const warnings = parsed.flatMap((file) => file.warnings.map((w) => `${file.file}${w.line === undefined ? '' : `:${w.line}`}: ${w.message}`));
       const result = makeResult('parse', { files, kind: kind ?? null }, metrics, { warnings });
-      await emitResult(result, { json: options.json, out: options.out }, renderParseText);
+      await emitResult(result, options, renderParseText);
     });
 }

@@ -1,19 +1,20 @@
 /** `aifabric sim`: run a scenario through the packet-level (or fluid) simulator. */
 import { Command, Option } from '@commander-js/extra-typings';
 import { choiceArg, nonNegativeIntArg } from '../options.js';
+import { addStoreOptions } from '../store-options.js';
 
 const MODES = ['packet', 'fluid'] as const;
 
 export function registerSim(program: Command): void {
-  program
+  const command = program
     .command('sim')
     .description('simulate a scenario (TCP, RoCE v2 with PFC/ECN/DCQCN; incast, collectives) packet by packet, or flow-level with --mode fluid')
     .argument('<scenario>', 'scenario YAML file (see examples/scenarios/)')
     .addOption(new Option('--mode <mode>', 'packet (discrete-event) or fluid (max-min fair flows)').argParser(choiceArg('--mode', MODES)).default('packet' as const))
     .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
     .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
-    .action(async (file, options) => {
+    .option('--out <file>', 'also write the JSON result to FILE');
+  addStoreOptions(command).action(async (file, options) => {
       const { loadScenario, runScenario, renderSimText } = await import('../../sim/index.js');
       const { emitResult } = await import('../emit.js');
       const scenario = loadScenario(file);
