@@ -9,8 +9,7 @@ import type { CollectiveOp } from './busbw.js';
 import { BYTES_PER_ELEMENT, parameterCounts, trainingFlopsPerToken } from './flops.js';
 import { groupShape, type GroupKind } from './parallel-groups.js';
 import { stragglerPenalty } from './stragglers.js';
-import { transportTerms } from './transport.js';
-import { pcieBandwidthGBps } from '../spec/gpu.js';
+import { transportContext, transportTerms } from './transport.js';
 
 /** Backward costs twice the forward (Kaplan et al. 2020, section 2.1): 2/3 of step compute. */
 const BACKWARD_SHARE = 2 / 3;
@@ -191,14 +190,7 @@ export function trainingStep(job: Job): StepBreakdown {
 
   // Host cost of the data path: network bytes per node per second, times CPU seconds and DRAM touches per byte, both directions.
   const networkGBPerNodePerStep = (acc.tp.networkGB + acc.cp.networkGB + acc.dp.networkGB + acc.ep.networkGB + acc.pp.networkGB);
-  const terms = transportTerms({
-    fabric: cluster.fabric,
-    gpuDirectRdma: cluster.gpuDirectRdma,
-    nicsPerNode: cluster.nicsPerNode,
-    gpusPerNode: cluster.gpusPerNode,
-    pcieGBps: pcieBandwidthGBps(cluster.gpu),
-    hostMemoryBandwidthGBps: cluster.hostMemoryBandwidthGBps,
-  });
+  const terms = transportTerms(transportContext(cluster));
   const networkGBps = cluster.nodes > 1 ? networkGBPerNodePerStep / stepSeconds : 0;
   const hostCpuCoresPerNode = 2 * networkGBps * terms.cpuSecondsPerGB;
   const hostMemoryTrafficGBps = 2 * networkGBps * terms.hostMemoryTouchesPerByte;

@@ -99,7 +99,31 @@ export function migrate(path: string, db: SqliteDatabase): number {
   return apply.immediate();
 }
 
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+}
+
+/**
+ * Opening is retried while another process holds the lock: two processes opening a new file at
+ * once race on switching it to WAL, where SQLite answers SQLITE_BUSY without calling the busy
+ * handler (seen here when two `--save` runs start together). Later writes wait on the busy timeout.
+ */
 export function openDatabase(path: string, options: OpenStoreOptions = {}): SqliteDatabase {
+  const deadline = Date.now() + (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return openDatabaseOnce(path, options);
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      if (!isBusy(cause) || Date.now() >= deadline) throw error;
+      // Synchronous back-off (the store API is synchronous, as better-sqlite3's is).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(200, 10 * 2 ** Math.min(attempt, 4)));
+    }
+  }
+}
+
+function openDatabaseOnce(path: string, options: OpenStoreOptions): SqliteDatabase {
   if (options.mustExist && !existsSync(path)) {
     throw new InputError(`no results database at ${path} (save results with --save, or point --db / AIFABRIC_DB at one)`);
   }
@@ -108,8 +132,14 @@ export function openDatabase(path: string, options: OpenStoreOptions = {}): Sqli
   let db: SqliteDatabase | undefined;
   try {
     db = new Database(path, { timeout });
-    const version = db.pragma('user_version', { simple: true }) as number;
-    checkOwnership(path, db, version);
+    // One read transaction, so the version and the table list come from the same snapshot even
+    // while another process is creating the schema.
+    const readVersion = db.transaction(() => {
+      const current = db!.pragma('user_version', { simple: true }) as number;
+      checkOwnership(path, db!, current);
+      return current;
+    });
+    const version = readVersion();
     // WAL: concurrent readers never block the one writer; NORMAL sync is crash-safe for the
     // process (a killed writer loses at most its open transaction) without an fsync per commit.
     db.pragma('journal_mode = WAL');
