@@ -163,9 +163,9 @@ function largeRingFastPath(
   if (w.iterations !== 1 || (w.compute?.mean ?? 0) > 0 || w.start > 0 || Array.isArray(w.ranks)) return undefined;
   const ranks = w.ranks ?? topology.hostCount;
   const steps = w.kind === 'allreduce' ? 2 * (ranks - 1) : ranks - 1;
-  // Below this the explicit flows (same dependencies as packet mode) are cheap enough. The fluid
-  // engine's ring also waits for each rank's previous send to arrive, one path latency per step
-  // more than packet mode, where a connection's messages follow each other back to back.
+  // Below this the explicit flows are cheap enough. The engine's ring keeps packet mode's
+  // dependencies: a chunk waits for the previous step's chunk from its ring neighbour to arrive and
+  // for its own connection's previous chunk to be sent, so each connection streams back to back.
   if (ranks * steps < FAST_PATH_MIN_FLOWS) return undefined;
   const fabric = {
     links,
