@@ -10,7 +10,8 @@
  */
 import { KIND_ACK, KIND_CNP, KIND_DATA, KIND_NAK } from '../net/packet-pool.js';
 import { roceWireBytes } from '../net/wire.js';
-import { CLS_CONTROL, Connection, EV_CC_TIMER, EV_CONN_TIMER, type SimContext } from './connection.js';
+import { CLS_CONTROL, Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { RetransmitTimer } from './retransmit-timer.js';
 
 export interface DcqcnConfig {
   enabled: boolean;
@@ -53,8 +54,7 @@ export class RoceConnection extends Connection {
   private bytesSinceRound = 0;
   private tickTime = -1;
   private lastTickPs = 0;
-  private rtoDeadline = 0;
-  private timerEventTime = -1;
+  private readonly retransmitTimer = new RetransmitTimer(this.ctx, this.id);
   // Receiver (notification point).
   private expected = 0;
   private sinceAck = 0;
@@ -100,7 +100,7 @@ export class RoceConnection extends Connection {
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
     this.ctx.pool.ecn[p] = 1;
     if (this.firstSendPs < 0) this.firstSendPs = now;
-    if (this.rtoDeadline === 0) this.armRto(now + this.config.retransmitTimeoutPs);
+    if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.config.retransmitTimeoutPs);
     const d = this.config.dcqcn;
     if (d.enabled && this.rateBps < this.lineRateBps) {
       this.bytesSinceRound += len;
@@ -113,32 +113,17 @@ export class RoceConnection extends Connection {
     return p;
   }
 
-  private armRto(deadline: number): void {
-    this.rtoDeadline = deadline;
-    if (this.timerEventTime < 0 || this.timerEventTime > deadline) {
-      this.timerEventTime = deadline;
-      this.ctx.schedule(deadline, EV_CONN_TIMER, this.id);
-    }
-  }
-
   onTimer(type: number, timePs: number): void {
     if (type === EV_CC_TIMER) {
       this.onTick(timePs);
       return;
     }
-    if (timePs !== this.timerEventTime) return;
-    this.timerEventTime = -1;
-    if (this.rtoDeadline === 0) return;
-    if (timePs < this.rtoDeadline) {
-      this.armRto(this.rtoDeadline);
-      return;
-    }
-    this.rtoDeadline = 0;
+    if (!this.retransmitTimer.expired(timePs)) return;
     if (this.sndUna >= this.sndMax) return;
     this.timeouts++;
     this.ctx.counters.timeouts++;
     this.sndNxt = this.sndUna;
-    this.armRto(timePs + this.config.retransmitTimeoutPs);
+    this.retransmitTimer.arm(timePs + this.config.retransmitTimeoutPs);
     this.ctx.kickHost(this.src);
   }
 
@@ -199,8 +184,8 @@ export class RoceConnection extends Connection {
     const psn = pool.seq[p] as number;
     if (psn > this.sndUna) {
       this.sndUna = psn;
-      if (this.sndUna >= this.sndMax) this.rtoDeadline = 0;
-      else this.armRto(now + this.config.retransmitTimeoutPs);
+      if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
+      else this.retransmitTimer.arm(now + this.config.retransmitTimeoutPs);
     }
     if (kind === KIND_NAK && this.sndNxt > psn) {
       this.sndNxt = psn;

@@ -10,7 +10,8 @@
  */
 import { KIND_DATA } from '../net/packet-pool.js';
 import { tcpWireBytes } from '../net/wire.js';
-import { Connection, EV_CC_TIMER, EV_CONN_TIMER, type SimContext } from './connection.js';
+import { Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
 import { TcpReceiver } from './tcp-receiver.js';
 import { DCTCP_G, growWindow, lossThreshold, type CcState, type CongestionControl } from './tcp-cc.js';
@@ -51,8 +52,7 @@ export class TcpConnection extends Connection {
   private srtt: number;
   private rttvar: number;
   private rto: number;
-  private rtoDeadline = 0;
-  private timerEventTime = -1;
+  private readonly retransmitTimer = new RetransmitTimer(this.ctx, this.id);
   // DCTCP per-window observation.
   private windowEnd = 0;
   private windowAcked = 0;
@@ -131,7 +131,7 @@ export class TcpConnection extends Connection {
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, tcpWireBytes(len), now);
     if (this.ecnCapable) this.ctx.pool.ecn[p] = 1;
     if (this.firstSendPs < 0) this.firstSendPs = now;
-    if (this.rtoDeadline === 0) this.armRto(now + this.rto);
+    if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.rto);
     return p;
   }
 
@@ -164,28 +164,12 @@ export class TcpConnection extends Connection {
     this.ctx.counters.retransmittedPackets++;
   }
 
-  private armRto(deadline: number): void {
-    this.rtoDeadline = deadline;
-    // Lazy timer: keep at most one pending event; a later deadline is picked up when it fires.
-    if (this.timerEventTime < 0 || this.timerEventTime > deadline) {
-      this.timerEventTime = deadline;
-      this.ctx.schedule(deadline, EV_CONN_TIMER, this.id);
-    }
-  }
-
   onTimer(type: number, timePs: number): void {
     if (type === EV_CC_TIMER) {
       this.receiver.onDelayedAckTimer(timePs);
       return;
     }
-    if (timePs !== this.timerEventTime) return;
-    this.timerEventTime = -1;
-    if (this.rtoDeadline === 0) return;
-    if (timePs < this.rtoDeadline) {
-      this.armRto(this.rtoDeadline);
-      return;
-    }
-    this.rtoDeadline = 0;
+    if (!this.retransmitTimer.expired(timePs)) return;
     if (this.sndUna >= this.sndMax) return;
     this.timeouts++;
     this.ctx.counters.timeouts++;
@@ -199,7 +183,7 @@ export class TcpConnection extends Connection {
     this.highRxt = 0;
     this.sndNxt = this.sndUna;
     this.rto = Math.min(this.rto * 2, this.config.maxRtoPs);
-    this.armRto(timePs + this.rto);
+    this.retransmitTimer.arm(timePs + this.rto);
     this.ctx.kickHost(this.src);
   }
 
@@ -236,8 +220,8 @@ export class TcpConnection extends Connection {
         this.dupAcks = 0;
         growWindow(this.config.cc, this.s, acked, now, this.srtt);
       }
-      if (this.sndUna >= this.sndMax) this.rtoDeadline = 0;
-      else this.armRto(now + this.rto);
+      if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
+      else this.retransmitTimer.arm(now + this.rto);
     } else if (ack === this.sndUna && this.sndMax > this.sndUna && sack) {
       this.dupAcks++;
     } else if (ack === this.sndUna && this.sndMax > this.sndUna) {

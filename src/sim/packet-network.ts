@@ -1,0 +1,295 @@
+/**
+ * The packet-level network: output-queued switches with per-class FIFOs served in strict priority,
+ * store-and-forward links, host NICs that pull from their connections round-robin, and PFC pause
+ * and resume frames that take real time. Up to two events per packet per hop (arrival at the next
+ * node, and end of serialisation when more packets wait for the port). The event loop, the
+ * connections' messages and the sampling live in the Simulator built on top of it.
+ */
+import { createRng, type Rng } from '../core/rng.js';
+import { EV_ARRIVE, EV_HOST_WAKE, EV_PFC, EV_TX_DONE } from './event-kinds.js';
+import { ADMIT_DROP, SwitchBuffers, type BufferConfig } from './net/buffers.js';
+import { KIND_DATA, PacketPool } from './net/packet-pool.js';
+import { PortQueues } from './net/port-queues.js';
+import { MIN_FRAME_WIRE_BYTES } from './net/wire.js';
+import type { Topology } from './topo/types.js';
+import { CLASS_COUNT, CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
+
+export abstract class PacketNetwork {
+  readonly pool = new PacketPool();
+  /** Current simulated time in picoseconds. */
+  now = 0;
+  readonly rng: Rng;
+  readonly buffers: SwitchBuffers;
+  readonly connections: Connection[] = [];
+  // Per link.
+  readonly linkFrom: Int32Array;
+  readonly linkTo: Int32Array;
+  private readonly psPerByte: Float64Array;
+  private readonly delayPs: Float64Array;
+  /** End of the transmission in progress (the port is free from then on). */
+  private readonly busyUntil: Float64Array;
+  /** 1 while an end-of-transmission event is pending: it will pick the port's next packet. */
+  private readonly txPending: Uint8Array;
+  private readonly queues: PortQueues;
+  readonly paused: Uint8Array;
+  private readonly pauseStart: Float64Array;
+  readonly pausedTotalPs: Float64Array;
+  readonly pauseFrames: Int32Array;
+  readonly dropsByLink: Int32Array;
+  // Per node.
+  private readonly isHost: Uint8Array;
+  private readonly hostUplink: Int32Array;
+  /** The connections each host sends on, in the order its NIC serves them round-robin. */
+  protected readonly hostConns: Connection[][];
+  private readonly rr: Int32Array;
+  private readonly wakeAt: Float64Array;
+  drops = 0;
+  losslessDrops = 0;
+  ecnMarks = 0;
+  pauseFramesSent = 0;
+  /** Packets put on a link (one per packet per hop): htsim's events-per-packet-hop denominator. */
+  packetHops = 0;
+  private readonly ecnOn: boolean;
+
+  constructor(
+    readonly topology: Topology,
+    bufferConfig: BufferConfig,
+    seed: number,
+  ) {
+    this.rng = createRng(seed);
+    const links = topology.links;
+    const n = links.length;
+    this.linkFrom = new Int32Array(n);
+    this.linkTo = new Int32Array(n);
+    this.psPerByte = new Float64Array(n);
+    this.delayPs = new Float64Array(n);
+    this.txPending = new Uint8Array(n);
+    this.busyUntil = new Float64Array(n);
+    this.queues = new PortQueues(this.pool, n);
+    this.paused = new Uint8Array(n);
+    this.pauseStart = new Float64Array(n);
+    this.pausedTotalPs = new Float64Array(n);
+    this.pauseFrames = new Int32Array(n);
+    this.dropsByLink = new Int32Array(n);
+    for (const link of links) {
+      this.linkFrom[link.id] = link.from;
+      this.linkTo[link.id] = link.to;
+      this.psPerByte[link.id] = 8e12 / link.rateBps;
+      this.delayPs[link.id] = Math.round(link.delayNs * 1000);
+    }
+    const nodes = topology.nodes.length;
+    this.isHost = new Uint8Array(nodes);
+    this.hostUplink = new Int32Array(nodes).fill(-1);
+    this.hostConns = [];
+    this.rr = new Int32Array(nodes);
+    this.wakeAt = new Float64Array(nodes).fill(Infinity);
+    for (const node of topology.nodes) {
+      this.isHost[node.id] = node.kind === 'host' ? 1 : 0;
+      this.hostConns.push([]);
+    }
+    for (const link of links) if (this.isHost[link.from] === 1) this.hostUplink[link.from] = link.id;
+    this.buffers = new SwitchBuffers(topology, bufferConfig, (ingress, on) => this.sendPause(ingress, on));
+    this.ecnOn = bufferConfig.ecn !== null;
+  }
+
+  abstract schedule(timePs: number, type: number, payload: number): void;
+
+  /** Bytes queued per link and class, at `link * CLASS_COUNT + cls`. */
+  get qBytes(): Float64Array {
+    return this.queues.classBytes;
+  }
+
+  get portBytes(): Float64Array {
+    return this.queues.portBytes;
+  }
+
+  get peakPortBytes(): Float64Array {
+    return this.queues.peakPortBytes;
+  }
+
+  sendControl(conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number {
+    const p = this.pool.alloc(conn.id, kind, cls, seq, 0, MIN_FRAME_WIRE_BYTES, ts);
+    this.pool.ecn[p] = ecnEcho;
+    const link = conn.reverse[0] as number;
+    this.queues.enqueue(link, cls, p);
+    this.kick(link);
+    return p;
+  }
+
+  kickHost(host: number): void {
+    const link = this.hostUplink[host] as number;
+    if (link >= 0) this.kick(link);
+  }
+
+  /**
+   * Something may be sent on `link`: start now if the port is free, else make sure an
+   * end-of-transmission event will look again. A port that finishes with nothing queued gets no
+   * such event, which saves one event per packet-hop on uncongested paths.
+   */
+  private kick(link: number): void {
+    if (this.txPending[link] === 1) return;
+    const until = this.busyUntil[link] as number;
+    if (this.now >= until) {
+      this.startTx(link);
+    } else {
+      this.txPending[link] = 1;
+      this.schedule(until, EV_TX_DONE, link);
+    }
+  }
+
+  /** Cumulative paused time of the route's links, including pauses still in progress. */
+  pausedOnRoute(conn: Connection): number {
+    let total = 0;
+    for (const link of conn.forward) total += this.pausedNow(link);
+    return total;
+  }
+
+  pausedNow(link: number): number {
+    const base = this.pausedTotalPs[link] as number;
+    return this.paused[link] === 1 ? base + this.now - (this.pauseStart[link] as number) : base;
+  }
+
+  /** EV_TX_DONE: the port finished a packet; send its next one, if any. */
+  protected onTxDone(link: number): void {
+    this.txPending[link] = 0;
+    this.startTx(link);
+  }
+
+  /** EV_HOST_WAKE at `timePs`: the host's NIC looks at its connections again. */
+  protected onHostWake(host: number, timePs: number): void {
+    if (this.wakeAt[host] === timePs) this.wakeAt[host] = Infinity;
+    this.kickHost(host);
+  }
+
+  private startTx(link: number): void {
+    const queues = this.queues;
+    const cls = queues.nextClass(link, this.paused[link] === 1);
+    const from = this.linkFrom[link] as number;
+    let p = -1;
+    if (cls >= 0) {
+      p = queues.dequeue(link, cls);
+      if (this.isHost[from] === 0) {
+        this.buffers.release(from, cls, this.pool.ingress[p] as number, this.pool.wire[p] as number);
+        // ECN is marked at dequeue, on the queue the packet leaves behind (as DCQCN's CP and
+        // ns-3's HPCC switch do): the congestion signal is not delayed by the queue itself.
+        if (this.ecnOn && this.pool.ecn[p] === 1) this.markEcn(p, link * CLASS_COUNT + cls);
+      }
+    } else if (this.isHost[from] === 1) {
+      p = this.pullFromHost(from, link);
+    }
+    if (p < 0) return;
+    const end = this.now + Math.ceil((this.pool.wire[p] as number) * (this.psPerByte[link] as number));
+    this.packetHops++;
+    this.busyUntil[link] = end;
+    this.schedule(end + (this.delayPs[link] as number), EV_ARRIVE, p);
+    // Look again at the end only if something is waiting (a host may have more to pull).
+    if (this.isHost[from] === 1 || queues.hasWaiting(link)) {
+      this.txPending[link] = 1;
+      this.schedule(end, EV_TX_DONE, link);
+    }
+  }
+
+  private markEcn(p: number, q: number): void {
+    const probability = this.buffers.markProbability(this.queues.classBytes[q] as number);
+    if (probability > 0 && (probability >= 1 || this.rng.next() < probability)) {
+      this.pool.ecn[p] = 2;
+      this.ecnMarks++;
+    }
+  }
+
+  private pullFromHost(host: number, link: number): number {
+    const conns = this.hostConns[host] as Connection[];
+    const n = conns.length;
+    if (n === 0) return -1;
+    const now = this.now;
+    const start = this.rr[host] as number;
+    const paused = this.paused[link] === 1;
+    let wake = Infinity;
+    for (let i = 0; i < n; i++) {
+      const index = (start + i) % n;
+      const conn = conns[index] as Connection;
+      if (paused && conn.cls === CLS_LOSSLESS) continue;
+      const ready = conn.readiness(now);
+      if (ready <= now) {
+        this.rr[host] = (index + 1) % n;
+        return conn.nextPacket(now);
+      }
+      if (ready < wake) wake = ready;
+    }
+    if (wake < (this.wakeAt[host] as number)) {
+      this.wakeAt[host] = wake;
+      this.schedule(wake, EV_HOST_WAKE, host);
+    }
+    return -1;
+  }
+
+  /** EV_ARRIVE: a packet reached the end of its current hop. */
+  protected onArrive(p: number): void {
+    const pool = this.pool;
+    const conn = this.connections[pool.conn[p] as number] as Connection;
+    const isData = pool.kind[p] === KIND_DATA;
+    const route = isData ? conn.forward : conn.reverse;
+    const hop = pool.hop[p] as number;
+    const link = route[hop] as number;
+    const node = this.linkTo[link] as number;
+    if (this.isHost[node] === 1) {
+      if (isData) conn.onData(p);
+      else conn.onControl(p);
+      pool.free(p);
+      return;
+    }
+    const out = route[hop + 1] as number;
+    pool.hop[p] = hop + 1;
+    const cls = pool.cls[p] as number;
+    const wire = pool.wire[p] as number;
+    const buffers = this.buffers;
+    let admitted: number;
+    if (cls === CLS_LOSSLESS) {
+      admitted = buffers.admitLossless(node, link, wire);
+      pool.ingress[p] = link;
+    } else if (cls === CLS_LOSSY) {
+      admitted = buffers.admitLossy(node, this.queues.classBytes[out * CLASS_COUNT + cls] as number, wire);
+    } else {
+      admitted = buffers.admitOther(node, wire);
+    }
+    if (admitted === ADMIT_DROP) {
+      this.drops++;
+      if (cls === CLS_LOSSLESS) this.losslessDrops++;
+      this.dropsByLink[out] = (this.dropsByLink[out] as number) + 1;
+      pool.free(p);
+      return;
+    }
+    this.queues.enqueue(out, cls, p);
+    this.kick(out);
+  }
+
+  /**
+   * A PFC frame from the switch at the end of `ingress` to its upstream: it waits for the frame in
+   * progress on the reverse link, is serialised (64 B + preamble and gap), propagates, and takes
+   * effect after the upstream's response delay.
+   */
+  private sendPause(ingress: number, on: boolean): void {
+    const reverse = ingress ^ 1;
+    const wait = Math.max(0, (this.busyUntil[reverse] as number) - this.now);
+    const ser = Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[reverse] as number));
+    const response = this.buffers.config.pfc?.responseDelayPs[ingress] ?? 0;
+    this.pauseFramesSent++;
+    this.pauseFrames[ingress] = (this.pauseFrames[ingress] as number) + 1;
+    this.schedule(this.now + wait + ser + (this.delayPs[reverse] as number) + response, EV_PFC, ingress * 2 + (on ? 1 : 0));
+  }
+
+  /** EV_PFC: a pause (odd payload) or resume (even) frame takes effect on link `payload >> 1`. */
+  protected onPfc(payload: number): void {
+    const link = payload >> 1;
+    if ((payload & 1) === 1) {
+      if (this.paused[link] === 0) {
+        this.paused[link] = 1;
+        this.pauseStart[link] = this.now;
+      }
+    } else if (this.paused[link] === 1) {
+      this.paused[link] = 0;
+      this.pausedTotalPs[link] = (this.pausedTotalPs[link] as number) + this.now - (this.pauseStart[link] as number);
+      this.kick(link);
+    }
+  }
+}
