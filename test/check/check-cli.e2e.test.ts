@@ -1,29 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
 import { parseXml, type XmlElement } from './xml-check.js';
 
 // End-to-end: the built CLI on the fixture folders, as a user would run it (npm test builds dist/ first).
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'dist', 'cli', 'main.js');
+const root = REPO_ROOT;
 const fixtures = join(root, 'test', 'fixtures', 'check');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { cwd: root, timeout: 60_000, env: { ...process.env, AIFABRIC_DEBUG: '' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[]): Promise<CliRun> => runCli(args);
 
 interface EnvelopeFinding {
   severity: string;
@@ -48,7 +33,7 @@ const scenarios: { folder: string; args?: string[]; code: number; expected: stri
   { folder: 'straggler-8-hosts', args: ['--fabric', 'roce-400g'], code: 1, expected: ['error straggler.busbw node05'] },
 ];
 
-describe.skipIf(!existsSync(cli))('aifabric check --from (fixture folders)', () => {
+describe('aifabric check --from (fixture folders)', () => {
   for (const scenario of scenarios) {
     it(`${scenario.folder}: exactly ${scenario.expected.length === 0 ? 'no findings to report' : scenario.expected.join(', ')}`, async () => {
       const result = await run(['check', '--from', join(fixtures, scenario.folder), ...(scenario.args ?? []), '--json']);

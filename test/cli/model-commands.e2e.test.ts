@@ -1,30 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
 
 // End-to-end: the built CLI, run as a user would (npm test builds dist/ first).
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'dist', 'cli', 'main.js');
+const root = REPO_ROOT;
+const run = (args: string[]): Promise<CliRun> => runCli(args);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], cwd = root): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { cwd, timeout: 60_000, env: { ...process.env, AIFABRIC_DEBUG: '' } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-function expectOneLineError(result: Run, pattern: RegExp): void {
+function expectOneLineError(result: CliRun, pattern: RegExp): void {
   expect(result.code).toBe(2);
   expect(result.stdout).toBe('');
   const lines = result.stderr.trim().split('\n');

@@ -1,35 +1,17 @@
 /** End-to-end: the built CLI (`node dist/cli/main.js parse ...`) as a user runs it. */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
 
-const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const ROOT = REPO_ROOT;
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'nccl-tests');
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(...args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const cli = (...args: string[]): Promise<CliRun> => runCli(args);
 
 let scratch = '';
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
   scratch = mkdtempSync(join(tmpdir(), 'aifabric-parse-cli-'));
 });
 
