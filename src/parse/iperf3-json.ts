@@ -3,7 +3,7 @@
  * streams/sum, end.sum_sent, end.sum_received, end.sum for UDP); everything is read defensively
  * because a killed iperf3 leaves a JSON document without its `end`.
  */
-import { totalFromSummaries } from './iperf3-text.js';
+import { emptyIperf3Facts, totalFromSummaries } from './iperf3-text.js';
 import type { Iperf3Facts, Iperf3Measurement, Iperf3Side } from './iperf3-types.js';
 import type { ParseWarning } from './types.js';
 
@@ -53,19 +53,7 @@ function streamId(object: Json): number | 'sum' {
 
 export function parseIperf3Json(text: string): { facts: Iperf3Facts; warnings: ParseWarning[] } {
   const warnings: ParseWarning[] = [];
-  const facts: Iperf3Facts = {
-    format: 'json',
-    role: null,
-    protocol: null,
-    reverse: false,
-    version: null,
-    streams: [],
-    intervals: [],
-    summaries: [],
-    total: totalFromSummaries([]),
-    complete: false,
-    errors: [],
-  };
+  const facts = emptyIperf3Facts('json');
   let document: Json | undefined;
   try {
     document = asObject(JSON.parse(text));

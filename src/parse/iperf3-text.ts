@@ -79,10 +79,10 @@ export function totalFromSummaries(summaries: Iperf3Measurement[]): Iperf3Total 
   return total;
 }
 
-export function parseIperf3Text(text: string): { facts: Iperf3Facts; warnings: ParseWarning[]; recognised: boolean } {
-  const warnings: ParseWarning[] = [];
-  const facts: Iperf3Facts = {
-    format: 'text',
+/** Facts before anything is read: the starting point of both the text and the -J parser. */
+export function emptyIperf3Facts(format: Iperf3Facts['format']): Iperf3Facts {
+  return {
+    format,
     role: null,
     protocol: null,
     reverse: false,
@@ -94,6 +94,11 @@ export function parseIperf3Text(text: string): { facts: Iperf3Facts; warnings: P
     complete: false,
     errors: [],
   };
+}
+
+export function parseIperf3Text(text: string): { facts: Iperf3Facts; warnings: ParseWarning[]; recognised: boolean } {
+  const warnings: ParseWarning[] = [];
+  const facts = emptyIperf3Facts('text');
   let recognised = false;
   let inSummary = false;
   let sawUdpColumns = false;
