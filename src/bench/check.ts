@@ -67,8 +67,56 @@ export function countWrong(op: BenchOp, ctx: CollContext, seed: number): number 
   return wrong;
 }
 
-/** Test hook (AIFABRIC_BENCH_CORRUPT=RANK): damage one result element so `-c 1` must catch it. */
-export function corruptOneElement(op: BenchOp, ctx: CollContext): void {
+/** The damage a test can ask for (AIFABRIC_BENCH_CORRUPT=RANK[:KIND]) so that `-c 1` must catch it. */
+export const DAMAGE_KINDS = ['add', 'flip', 'shift', 'stale'] as const;
+export type DamageKind = (typeof DAMAGE_KINDS)[number];
+
+/** Elements a damage of this kind touches (the middle quarter of the result for slices). */
+function damagedRange(length: number, kind: DamageKind): [number, number] {
+  if (kind === 'add' || kind === 'flip') return [Math.floor(length / 2), Math.floor(length / 2) + 1];
+  return [Math.floor((3 * length) / 8), Math.max(Math.floor((3 * length) / 8) + 1, Math.floor((5 * length) / 8))];
+}
+
+/** Before the check run: what the result buffer holds from the previous iteration (for 'stale'). */
+export function snapshotResult(op: BenchOp, ctx: CollContext): NumericArray {
+  return view(ctx, ctx.recv, recvElements(op, ctx.count, ctx.nranks)).slice();
+}
+
+/**
+ * Test hook: damage this rank's result as a transport bug would. 'add' adds 1000 to one element,
+ * 'flip' flips the lowest bit of one element's first byte, 'shift' moves a slice one element
+ * along (out[i] = out[i + 1]), 'stale' puts back a slice of the previous iteration's result.
+ * Returns the number of elements damaged.
+ */
+export function damageResult(op: BenchOp, ctx: CollContext, kind: DamageKind, previous: NumericArray | undefined): number {
   const out = view(ctx, ctx.recv, recvElements(op, ctx.count, ctx.nranks));
-  if (out.length > 0) out[0] = out[0]! + 1000;
+  if (out.length === 0) return 0;
+  const [start, end] = damagedRange(out.length, kind);
+  switch (kind) {
+    case 'add':
+      out[start] = out[start]! + 1000;
+      break;
+    case 'flip': {
+      const bytes = new Uint8Array(out.buffer, out.byteOffset + start * out.BYTES_PER_ELEMENT, out.BYTES_PER_ELEMENT);
+      bytes[0] = bytes[0]! ^ 1;
+      break;
+    }
+    case 'shift':
+      if (end >= out.length) return 0;
+      out.copyWithin(start, start + 1, end + 1);
+      break;
+    case 'stale':
+      if (!previous) return 0;
+      out.set(previous.subarray(start, end), start);
+      break;
+  }
+  return end - start;
+}
+
+/** Parse AIFABRIC_BENCH_CORRUPT: `RANK` (kind 'add') or `RANK:KIND`. */
+export function parseDamage(text: string | undefined): { rank: number; kind: DamageKind } | undefined {
+  const match = /^(\d+)(?::([a-z]+))?$/.exec(text?.trim() ?? '');
+  if (!match) return undefined;
+  const kind = (match[2] ?? 'add') as DamageKind;
+  return DAMAGE_KINDS.includes(kind) ? { rank: Number(match[1]), kind } : undefined;
 }

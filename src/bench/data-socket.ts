@@ -28,6 +28,7 @@ export class DataSocket {
   private leftover: Uint8Array | undefined;
   private draining = false;
   private paused = false;
+  private pumpScheduled = false;
   pendingWrites = 0;
   /** Date.now() of the last byte received or write completed, for the inactivity watchdog. */
   lastProgress = Date.now();
@@ -39,10 +40,11 @@ export class DataSocket {
   ) {}
 
   /**
-   * The `onread` option for a receiving connection. Node asks for the buffer of each read just
-   * before making it: while a large receive is posted we hand out the unfilled rest of its
-   * destination, so the kernel copies straight into place (no second copy); otherwise the
-   * staging buffer.
+   * The `onread` option for a receiving connection. Node asks for the buffer of the next read
+   * right after the callback of the previous one: while a large receive is at the head we hand
+   * out the unfilled rest of its destination, so the kernel copies straight into place (no second
+   * copy); otherwise the staging buffer. Between two reads only reads consume bytes (leftover
+   * bytes imply the staging buffer), so the head is still the same receive when the read lands.
    */
   readOptions(): { buffer: () => Uint8Array; callback: (bytes: number, buffer: Uint8Array) => boolean } {
     const staging = new Uint8Array(STAGING_BYTES);
@@ -60,22 +62,65 @@ export class DataSocket {
     return this.head < this.posted.length;
   }
 
-  /** Deliver `view.length` bytes of the stream into `view`, then call onDone (synchronously from the read). */
+  /**
+   * Deliver the next `view.length` bytes of the stream into `view`, then call onDone. Receives
+   * complete strictly in the order they were posted, empty ones included, and never inside this
+   * call: bytes already read (leftover) are delivered from a microtask. A caller that posts
+   * several receives in one synchronous loop therefore has them all queued before the first
+   * completes. (Completing synchronously let a completion post the next step's receive ahead of
+   * receives still to be posted in that loop, so bytes landed in the wrong buffer: the data
+   * corruption of issue 9.)
+   */
   recv(view: Uint8Array, onDone: () => void): void {
-    if (view.length === 0) {
-      onDone();
-      return;
-    }
     this.posted.push({ view, filled: 0, onDone });
+    if (!this.draining) this.schedulePump();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Deliver what is already here (leftover bytes, empty receives), then resume reading. */
+  private pump(): void {
     if (this.draining) return;
     if (this.leftover) {
       const rest = this.leftover;
       this.leftover = undefined;
       this.onRead(rest, true);
+    } else {
+      this.draining = true;
+      try {
+        this.completeEmpty();
+      } finally {
+        this.draining = false;
+      }
     }
     if (this.paused && !this.leftover && this.socket) {
       this.paused = false;
       this.socket.resume();
+    }
+  }
+
+  /** Complete posted receives at the head that need no bytes. */
+  private completeEmpty(): void {
+    while (this.waiting) {
+      const request = this.posted[this.head]!;
+      if (request.filled < request.view.length) return;
+      this.advance();
+      request.onDone();
+    }
+  }
+
+  private advance(): void {
+    this.head++;
+    if (this.head > 1024) {
+      this.posted.splice(0, this.head);
+      this.head = 0;
     }
   }
 
@@ -101,6 +146,7 @@ export class DataSocket {
     this.draining = true;
     let offset = 0;
     try {
+      this.completeEmpty();
       while (offset < chunk.length && this.waiting) {
         const request = this.posted[this.head]!;
         const n = Math.min(request.view.length - request.filled, chunk.length - offset);
@@ -109,12 +155,9 @@ export class DataSocket {
         request.filled += n;
         offset += n;
         if (request.filled === request.view.length) {
-          this.head++;
-          if (this.head > 1024) {
-            this.posted.splice(0, this.head);
-            this.head = 0;
-          }
+          this.advance();
           request.onDone();
+          this.completeEmpty();
         }
       }
     } finally {

@@ -5,6 +5,7 @@ export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';
 export { interfaceAddress } from './interfaces.js';
 export { runBenchRank, type RankRunOptions, type RankRunResult } from './runner.js';
+export { parseDamage, DAMAGE_KINDS, type DamageKind } from './check.js';
 export { formatHeader, formatRow, formatFooter, floatStr, formatG } from './format.js';
 export { launchLocal, combinedExitCode, freeLoopbackPort, type LocalLaunchResult } from './local-launch.js';
 export { benchResult, type BenchTcpMetrics } from './result.js';

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { LOCAL_LAUNCH_VARIABLE } from './launch-env.js';
 
 export interface LocalLaunchOptions {
   np: number;
@@ -26,7 +27,7 @@ export interface LocalLaunchResult {
 }
 
 /** Variables of outer launchers that would override our own rank assignment. */
-const LAUNCHER_VARIABLES = /^(OMPI_COMM_WORLD_|PMI_|PMIX_RANK|SLURM_PROCID|SLURM_NTASKS|LOCAL_RANK|RANK$|WORLD_SIZE$|MASTER_ADDR$|MASTER_PORT$)/;
+const LAUNCHER_VARIABLES = /^(OMPI_COMM_WORLD_|PMI_|PMIX_RANK|SLURM_PROCID|SLURM_NTASKS|LOCAL_RANK|RANK$|WORLD_SIZE$|MASTER_ADDR$|MASTER_PORT$|AIFABRIC_LOCAL_NP$)/;
 
 export async function freeLoopbackPort(): Promise<number> {
   const server = net.createServer();
@@ -49,18 +50,36 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
   const forward = (signal: NodeJS.Signals) => () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
+  // Ctrl-C (or a TERM from a batch system) ends the run as it ends a one-rank run: 128 + signal.
+  let interrupted: number | undefined;
+  const onInt = (): void => {
+    interrupted ??= 130;
+    forward('SIGINT')();
+  };
+  const onTerm = (): void => {
+    interrupted ??= 143;
+    forward('SIGTERM')();
+  };
+  const errors = new FirstErrorOnly(process.stderr);
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   try {
     const exits = [...Array(options.np).keys()].map((rank) => {
-      const env = { ...baseEnv, RANK: String(rank), WORLD_SIZE: String(options.np), LOCAL_RANK: String(rank), MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port) };
+      const env = {
+        ...baseEnv,
+        RANK: String(rank),
+        WORLD_SIZE: String(options.np),
+        LOCAL_RANK: String(rank),
+        MASTER_ADDR: '127.0.0.1',
+        MASTER_PORT: String(port),
+        [LOCAL_LAUNCH_VARIABLE]: String(options.np),
+      };
       const child = spawn(process.execPath, [options.script, ...options.args], {
         env,
-        stdio: ['ignore', rank === 0 ? 'pipe' : 'ignore', 'inherit'],
+        stdio: ['ignore', rank === 0 ? 'pipe' : 'ignore', 'pipe'],
       });
       children.push(child);
+      if (child.stderr) errors.follow(child.stderr);
       if (rank === 0) child.stdout?.pipe(options.stdout ?? process.stdout, { end: false });
       return new Promise<void>((resolve) => {
         child.on('error', () => {
@@ -80,12 +99,64 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
     await Promise.all(exits);
     const stdout0 = children[0]?.stdout;
     if (stdout0 && !stdout0.readableEnded) await new Promise<void>((resolve) => stdout0.once('end', () => resolve()));
+    await errors.drained();
+    errors.summarise();
   } finally {
     if (killTimer) clearTimeout(killTimer);
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
-  return { exitCode: combinedExitCode(results), ranks: results, pids: children.map((child) => child.pid ?? -1) };
+  return { exitCode: interrupted ?? combinedExitCode(results), ranks: results, pids: children.map((child) => child.pid ?? -1) };
+}
+
+/**
+ * The ranks' stderr, passed through line by line, except that only the first rank's closing
+ * error (`aifabric: ...`) is printed: one fault stops every rank, and N copies of it (or of its
+ * consequences) would bury it. The others are counted in one line at the end.
+ */
+class FirstErrorOnly {
+  private printedError = false;
+  private suppressed = 0;
+  private readonly pending: Promise<void>[] = [];
+
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  follow(stream: NodeJS.ReadableStream): void {
+    let partial = '';
+    const onLine = (line: string): void => {
+      if (line.startsWith('aifabric: ') && process.env.AIFABRIC_DEBUG !== '1') {
+        if (this.printedError) {
+          this.suppressed++;
+          return;
+        }
+        this.printedError = true;
+      }
+      this.out.write(`${line}\n`);
+    };
+    this.pending.push(
+      new Promise<void>((resolve) => {
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => {
+          const lines = (partial + chunk).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) onLine(line);
+        });
+        stream.on('end', () => {
+          if (partial) onLine(partial);
+          resolve();
+        });
+        stream.on('error', () => resolve());
+      }),
+    );
+  }
+
+  drained(): Promise<void> {
+    return Promise.all(this.pending).then(() => undefined);
+  }
+
+  summarise(): void {
+    if (this.suppressed > 0) this.out.write(`aifabric: (${this.suppressed} more rank(s) stopped with it; AIFABRIC_DEBUG=1 prints each)\n`);
+  }
 }
 
 /** An environment fault (3, or a rank killed by a signal) wins, then bad usage (2), then the highest. */

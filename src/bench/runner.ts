@@ -15,11 +15,11 @@ import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
 import { COLLECTIVES, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
-import { corruptOneElement, countWrong, fillForCheck } from './check.js';
+import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
 import type { CollContext } from './coll-context.js';
 import type { LaunchIdentity } from './launch-env.js';
-import type { BenchCell, BenchParams, BenchRow, RankInfo } from './types.js';
+import type { BenchCell, BenchOp, BenchParams, BenchRow, RankInfo } from './types.js';
 
 export interface RankRunOptions {
   params: BenchParams;
@@ -27,12 +27,27 @@ export interface RankRunOptions {
   ifname?: string;
   /** Bytes per pipelined slice (default 1 MiB). */
   sliceBytes?: number;
-  /** Test hook: this rank damages one result element in every check run. */
-  corruptRank?: number;
+  /** Test hook: this rank damages its result in every check run, as a transport bug would. */
+  damage?: { rank: number; kind: DamageKind };
   /** Called on rank 0 once all ranks are known, before any data moves (prints the header). */
   onPeers?: (peers: RankInfo[]) => void;
   /** Called on rank 0 for each finished row (prints it, as nccl-tests streams its table). */
   onRow?: (row: BenchRow) => void;
+  /**
+   * Collectives to run one after the other on one data plane (default: params.op alone), and how
+   * many times to run the whole list (nccl-tests' -N/--run_cycles; 0 = until interrupted, and
+   * then no rows are kept, so memory stays flat).
+   */
+  ops?: readonly BenchOp[];
+  cycles?: number;
+  /** Called on rank 0 before and after each op's sweep (prints nccl-tests' per-test header and footer). */
+  onSweepStart?: (op: BenchOp, cycle: number) => void;
+  onSweepEnd?: (op: BenchOp, cycle: number, summary: SweepSummary) => void;
+}
+
+export interface SweepSummary {
+  outOfBounds: number;
+  avgBusbwGBps: number;
 }
 
 export interface RankRunResult {
@@ -80,32 +95,40 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
     };
     control = identity.rank === 0 ? await ControlServer.open(controlOptions) : await ControlClient.open(controlOptions);
     const peers = control.peers;
-    checkRoot(params, identity.size);
+    checkRoot(params, identity.size, options.ops ?? [params.op]);
     if (identity.rank === 0) options.onPeers?.(peers);
 
+    const ops = options.ops ?? [params.op];
     mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS);
-    const { sendTo, recvFrom } = neededPeers(params.op, identity.rank, identity.size);
+    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size);
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);
 
-    const rows = await sweep(options, control, mesh);
-    mesh.quiesce();
-    await control.allSum([]);
-    let outOfBounds = 0;
-    let busbwTotal = 0;
-    for (const row of rows) {
-      for (const cell of [row.outOfPlace, row.inPlace]) {
-        if ((cell.wrong ?? 0) > 0) outOfBounds++;
-        busbwTotal += cell.busbwGBps;
+    const buffers = allocate(params);
+    const keepRows = (options.cycles ?? 1) > 0;
+    const rows: BenchRow[] = [];
+    const total = { outOfBounds: 0, busbw: 0, cells: 0 };
+    for (let cycle = 0; options.cycles === 0 || cycle < (options.cycles ?? 1); cycle++) {
+      for (const op of ops) {
+        if (identity.rank === 0) options.onSweepStart?.(op, cycle);
+        const sweepRows = await sweep(options, { ...params, op }, control, mesh, buffers);
+        const summary = summarise(sweepRows);
+        total.outOfBounds += summary.outOfBounds;
+        total.busbw += summary.avgBusbwGBps * 2 * sweepRows.length;
+        total.cells += 2 * sweepRows.length;
+        if (keepRows) rows.push(...sweepRows);
+        if (identity.rank === 0) options.onSweepEnd?.(op, cycle, summary);
       }
     }
+    mesh.quiesce();
+    await control.allSum([]);
     return {
       rank: identity.rank,
       size: identity.size,
       peers,
       rows: identity.rank === 0 ? rows : [],
-      outOfBounds,
-      avgBusbwGBps: rows.length > 0 ? busbwTotal / (2 * rows.length) : 0,
+      outOfBounds: total.outOfBounds,
+      avgBusbwGBps: total.cells > 0 ? total.busbw / total.cells : 0,
     };
   } catch (error) {
     // The first fault explains the run; errors it caused downstream would only confuse.
@@ -121,23 +144,58 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
   }
 }
 
+/** Cells with a wrong element, and the mean busbw over cells, as nccl-tests' footer. */
+function summarise(rows: BenchRow[]): SweepSummary {
+  let outOfBounds = 0;
+  let busbwTotal = 0;
+  for (const row of rows) {
+    for (const cell of [row.outOfPlace, row.inPlace]) {
+      if ((cell.wrong ?? 0) > 0) outOfBounds++;
+      busbwTotal += cell.busbwGBps;
+    }
+  }
+  return { outOfBounds, avgBusbwGBps: rows.length > 0 ? busbwTotal / (2 * rows.length) : 0 };
+}
+
+/** The peers every op of the list needs (the ring's neighbours, everyone for alltoall). */
+function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number): { sendTo: number[]; recvFrom: number[] } {
+  const sendTo = new Set<number>();
+  const recvFrom = new Set<number>();
+  for (const op of ops) {
+    const needed = neededPeers(op, rank, nranks);
+    for (const peer of needed.sendTo) sendTo.add(peer);
+    for (const peer of needed.recvFrom) recvFrom.add(peer);
+  }
+  return { sendTo: [...sendTo], recvFrom: [...recvFrom] };
+}
+
+interface Buffers {
+  sendBase: Uint8Array;
+  recvBase: Uint8Array;
+  work: Uint8Array;
+  scratch: Uint8Array;
+  /** Check rounds so far: every round's inputs differ from the previous round's (fill.ts). */
+  checkRounds: number;
+}
+
+/** Allocated once at the largest size, as nccl-tests does; every size and op uses views of these. */
+function allocate(params: BenchParams): Buffers {
+  const capacity = Math.max(params.maxBytes, params.minBytes, ELEMENT_BYTES[params.dataType]);
+  return { sendBase: new Uint8Array(capacity), recvBase: new Uint8Array(capacity), work: new Uint8Array(capacity), scratch: new Uint8Array(0), checkRounds: 0 };
+}
+
 /** Every rank checks this right after the rendezvous, before any data moves, and stops alike. */
-function checkRoot(params: BenchParams, nranks: number): void {
-  if (usesRoot(params.op) && params.root >= nranks) {
+function checkRoot(params: BenchParams, nranks: number, ops: readonly BenchOp[]): void {
+  if (ops.some(usesRoot) && params.root >= nranks) {
     throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
   }
 }
 
-async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mesh): Promise<BenchRow[]> {
-  const { params, identity } = options;
+async function sweep(options: RankRunOptions, params: BenchParams, control: ControlChannel, mesh: Mesh, buffers: Buffers): Promise<BenchRow[]> {
+  const { identity } = options;
   const nranks = identity.size;
   const elementBytes = ELEMENT_BYTES[params.dataType];
-  const capacity = Math.max(params.maxBytes, params.minBytes, elementBytes);
-  // Allocated once at the largest size, as nccl-tests does; every size uses views of these.
-  const sendBase = new Uint8Array(capacity);
-  const recvBase = new Uint8Array(capacity);
-  const work = new Uint8Array(capacity);
-  let scratch = new Uint8Array(0);
+  const { sendBase, recvBase, work } = buffers;
   const root = usesRoot(params.op) ? params.root : -1;
 
   const contextFor = (sizeBytes: number, inPlace: boolean): CollContext => {
@@ -157,8 +215,8 @@ async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mes
       inPlace,
       work,
       scratch: (bytes) => {
-        if (scratch.byteLength < bytes) scratch = new Uint8Array(bytes);
-        return scratch;
+        if (buffers.scratch.byteLength < bytes) buffers.scratch = new Uint8Array(bytes);
+        return buffers.scratch;
       },
       sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
       socketsPerPeer: params.sockets,
@@ -173,7 +231,6 @@ async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mes
   }
 
   const rows: BenchRow[] = [];
-  let seed = 0;
   for (const sizeBytes of sizes) {
     const counts = collCounts(params.op, Math.floor(sizeBytes / elementBytes), nranks);
     const cells: BenchCell[] = [];
@@ -187,11 +244,13 @@ async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mes
       const avgSeconds = timeSum / nranks;
       let wrong: number | null = null;
       if (params.check) {
-        seed++;
+        const seed = ++buffers.checkRounds;
+        const damage = options.damage?.rank === identity.rank ? options.damage.kind : undefined;
+        const previous = damage === 'stale' ? snapshotResult(params.op, ctx) : undefined;
         fillForCheck(params.op, ctx, recvBase, seed);
         await control.allSum([]);
         await run(ctx);
-        if (options.corruptRank === identity.rank) corruptOneElement(params.op, ctx);
+        if (damage) damageResult(params.op, ctx, damage, previous);
         const [wrongSum = 0] = await control.allSum([countWrong(params.op, ctx, seed)]);
         wrong = wrongSum;
       }
@@ -199,6 +258,7 @@ async function sweep(options: RankRunOptions, control: ControlChannel, mesh: Mes
       cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busBwFactor(params.op, nranks), wrong });
     }
     const row: BenchRow = {
+      op: params.op,
       sizeBytes: Math.max(counts.sendCount, counts.recvCount) * elementBytes,
       count: counts.paramCount,
       type: params.dataType,

@@ -35,6 +35,7 @@ export interface BenchParams {
 
 /** One table row: one message size, out-of-place and in-place. */
 export interface BenchRow {
+  op: BenchOp;
   sizeBytes: number;
   count: number;
   type: DataType;

@@ -33,7 +33,7 @@ describe.each(BENCH_OPS)('%s', (op) => {
 
 describe('-c 1 catches corruption', () => {
   it('counts the damaged element in #wrong and out-of-bounds', async () => {
-    const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { corruptRank: 1 });
+    const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { damage: { rank: 1, kind: 'add' } });
     const rows = results[0]!.rows;
     for (const row of rows) {
       expect(row.outOfPlace.wrong).toBe(1);

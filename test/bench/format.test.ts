@@ -18,6 +18,7 @@ const NCCL_COLUMN_HEADER = [
 ];
 
 const row: BenchRow = {
+  op: 'all_reduce',
   sizeBytes: 1073741824,
   count: 268435456,
   type: 'float',

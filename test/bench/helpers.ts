@@ -5,7 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { runBenchRank, freeLoopbackPort, type RankRunResult } from '../../src/bench/index.js';
+import { runBenchRank, freeLoopbackPort, type RankRunOptions, type RankRunResult } from '../../src/bench/index.js';
 import type { BenchParams } from '../../src/bench/types.js';
 
 export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -82,7 +82,7 @@ export const baseParams: BenchParams = {
 export async function runInProcess(
   nranks: number,
   params: BenchParams,
-  extra: { sliceBytes?: number; corruptRank?: number } = {},
+  extra: Pick<RankRunOptions, 'sliceBytes' | 'damage'> = {},
 ): Promise<RankRunResult[]> {
   const port = await freeLoopbackPort();
   return Promise.all(

@@ -14,16 +14,19 @@ import {
   formatRow,
   interfaceAddress,
   launchLocal,
+  parseDamage,
   runBenchRank,
   type BenchOp,
   type BenchParams,
   type DataType,
+  type RankInfo,
   type ReduceOp,
 } from '../../bench/index.js';
 import { emitResult } from '../emit.js';
 
 export interface BenchTcpOptions {
-  op: BenchOp;
+  op: BenchOp[];
+  run_cycles: number;
   minbytes: number;
   maxbytes: number;
   stepfactor: number;
@@ -58,8 +61,12 @@ export function argsWithoutNp(argv: string[]): string[] {
 export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<number> {
   if (options.maxbytes < options.minbytes) throw new UsageError(`-e ${options.maxbytes} is smaller than -b ${options.minbytes}`);
   if (options.timeout <= 0) throw new UsageError('--timeout must be above 0');
+  if (options.run_cycles === 0 && (options.json || options.out || options.save)) {
+    throw new UsageError('-N 0 runs until interrupted and prints the table as it goes; --json, --out and --save need a finite -N');
+  }
+  const ops = options.op;
   if (options.np !== undefined) {
-    if (options.root >= options.np && (options.op === 'broadcast' || options.op === 'reduce')) {
+    if (options.root >= options.np && ops.some((op) => op === 'broadcast' || op === 'reduce')) {
       throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
     }
     // Local ranks share this host's interfaces: check --ifname once, not once per rank.
@@ -71,7 +78,7 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
   }
 
   const params: BenchParams = {
-    op: options.op,
+    op: ops[0]!,
     minBytes: options.minbytes,
     maxBytes: options.maxbytes,
     stepFactor: options.stepfactor,
@@ -85,23 +92,31 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     timeoutS: options.timeout,
   };
   const identity = detectLaunch(process.env, options.rendezvous);
-  const corrupt = process.env.AIFABRIC_BENCH_CORRUPT;
+  const damage = parseDamage(process.env.AIFABRIC_BENCH_CORRUPT);
   const human = !options.json;
   const write = (text: string): void => {
     if (human) process.stdout.write(text);
   };
+  let run0Peers: RankInfo[] = [];
   const run = await runBenchRank({
     params,
     identity,
     ...(options.ifname ? { ifname: options.ifname } : {}),
-    ...(corrupt !== undefined && /^\d+$/.test(corrupt) ? { corruptRank: Number(corrupt) } : {}),
-    onPeers: (peers) => write(formatHeader({ params, peers, version: VERSION, launcher: identity.source, ...(options.ifname ? { ifname: options.ifname } : {}) })),
+    ...(damage ? { damage } : {}),
+    ops,
+    cycles: options.run_cycles,
+    // One header per op's sweep; a single op repeated by -N keeps one table, as nccl-tests does.
+    onSweepStart: (op, cycle) => (cycle === 0 || ops.length > 1) && write(formatHeader({ params: { ...params, op }, peers: run0Peers, version: VERSION, launcher: identity.source, ...(options.ifname ? { ifname: options.ifname } : {}) })),
+    onPeers: (peers) => {
+      run0Peers = peers;
+    },
     onRow: (row) => write(formatRow(row)),
+    onSweepEnd: (op, _cycle, summary) => ops.length > 1 && write(formatFooter({ ...params, op }, summary.outOfBounds, summary.avgBusbwGBps)),
   });
   if (identity.rank === 0) {
-    const result = benchResult(params, run, identity.source, options.ifname);
+    const result = benchResult(params, run, identity.source, options.ifname, ops);
     if (human) {
-      write(formatFooter(params, run.outOfBounds, run.avgBusbwGBps));
+      if (ops.length === 1) write(formatFooter(params, run.outOfBounds, run.avgBusbwGBps));
       if (options.out || options.save) await emitResult(result, { out: options.out, save: options.save, db: options.db }, () => '');
     } else {
       await emitResult(result, { json: true, out: options.out, save: options.save, db: options.db }, () => '');

@@ -11,6 +11,13 @@ const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce'
 const TYPES = ['float', 'double', 'int32'] as const;
 const REDOPS = ['sum', 'max', 'min'] as const;
 
+/** `--op all_reduce`, a comma-separated list run one after the other, or `all`. */
+function opListArg(value: string): (typeof OPS)[number][] {
+  const names = value.trim() === 'all' ? [...OPS] : value.split(',').map((name) => name.trim());
+  const check = choiceArg('--op', OPS);
+  return names.map((name) => check(name));
+}
+
 /** Seconds as a plain number (`--timeout 60`, as nccl-tests' -T) or a duration (`90s`, `500ms`). */
 const timeoutArg = (value: string): number => (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : durationArg('--timeout')(value));
 
@@ -19,12 +26,13 @@ export function registerBench(program: Command): void {
   const tcp = bench
     .command('tcp')
     .description('Collectives over kernel TCP sockets, measured and printed the way nccl-tests does.')
-    .option('--op <collective>', `collective: ${OPS.join(', ')}`, choiceArg('--op', OPS), 'all_reduce' as (typeof OPS)[number])
+    .option('--op <collective>', `collective: ${OPS.join(', ')}; a comma-separated list or "all" runs them one after the other`, opListArg, ['all_reduce'] as (typeof OPS)[number][])
     .option('-b, --minbytes <size>', 'smallest message size (8, 128K, 256M: powers of 1024)', sizeArg('-b'), 32 * 1024 * 1024)
     .option('-e, --maxbytes <size>', 'largest message size', sizeArg('-e'), 32 * 1024 * 1024)
     .option('-f, --stepfactor <n>', 'multiply the size by this between rows', positiveIntArg('-f'), 2)
     .option('-n, --iters <n>', 'timed iterations per size', positiveIntArg('-n'), 20)
     .option('-w, --warmup_iters <n>', 'untimed iterations at the largest and smallest size', nonNegativeIntArg('-w'), 5)
+    .option('-N, --run_cycles <n>', 'run the whole sweep N times (0: until interrupted, table output only)', nonNegativeIntArg('-N'), 1)
     .option('-c, --check <0|1>', 'check every result element (1) or not (0); wrong elements exit 1', choiceArg('-c', ['0', '1'] as const), '1' as '0' | '1')
     .option('-d, --datatype <type>', `element type: ${TYPES.join(', ')}`, choiceArg('-d', TYPES), 'float' as (typeof TYPES)[number])
     .option('-o, --redop <op>', `reduction: ${REDOPS.join(', ')}`, choiceArg('-o', REDOPS), 'sum' as (typeof REDOPS)[number])
