@@ -6,6 +6,7 @@
  */
 import { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 import type { Mesh } from './mesh.js';
+import type { SimdArena } from './simd-reduce.js';
 import type { DataType, ReduceOp } from './types.js';
 
 export interface CollContext {
@@ -26,6 +27,8 @@ export interface CollContext {
   scratch: (bytes: number) => Uint8Array;
   /** Target bytes per pipelined slice. */
   sliceBytes: number;
+  /** SIMD reductions over the memory the buffers live in, where available. */
+  simd?: SimdArena | undefined;
   socketsPerPeer: number;
 }
 
@@ -41,9 +44,15 @@ export function elems(ctx: CollContext, buffer: Uint8Array, e0: number, e1: numb
   return buffer.subarray(e0 * size, e1 * size);
 }
 
-/** dst = a OP b on byte views of equal length holding ctx.dataType elements. */
+/**
+ * dst = a OP b on byte views of equal length holding ctx.dataType elements: whole 16-byte vectors
+ * with SIMD when the views live in the run's WebAssembly memory, the rest with the scalar loop.
+ */
 export function reduceBytes(ctx: CollContext, dst: Uint8Array, a: Uint8Array, b: Uint8Array): void {
-  reduceInto(typedView(dst, ctx.dataType), typedView(a, ctx.dataType), typedView(b, ctx.dataType), ctx.redOp);
+  const done = ctx.simd ? ctx.simd.reduce(ctx.dataType, ctx.redOp, dst, a, b) : 0;
+  if (done === dst.byteLength) return;
+  const rest = (view: Uint8Array): Uint8Array => (done === 0 ? view : view.subarray(done));
+  reduceInto(typedView(rest(dst), ctx.dataType), typedView(rest(a), ctx.dataType), typedView(rest(b), ctx.dataType), ctx.redOp);
 }
 
 /**

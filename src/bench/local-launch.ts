@@ -74,7 +74,7 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
         MASTER_PORT: String(port),
         [LOCAL_LAUNCH_VARIABLE]: String(options.np),
       };
-      const child = spawn(process.execPath, [options.script, ...options.args], {
+      const child = spawn(process.execPath, [...process.execArgv, options.script, ...options.args], {
         env,
         stdio: ['ignore', rank === 0 ? 'pipe' : 'ignore', 'pipe'],
       });

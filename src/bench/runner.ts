@@ -17,6 +17,7 @@ import { COLLECTIVES, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
+import { createSimdArena, type SimdArena } from './simd-reduce.js';
 import type { CollContext } from './coll-context.js';
 import type { LaunchIdentity } from './launch-env.js';
 import type { BenchCell, BenchOp, BenchParams, BenchRow, RankInfo } from './types.js';
@@ -174,14 +175,26 @@ interface Buffers {
   recvBase: Uint8Array;
   work: Uint8Array;
   scratch: Uint8Array;
+  /** The WebAssembly memory the four buffers live in, for SIMD reductions (absent: scalar loops). */
+  simd: SimdArena | undefined;
   /** Check rounds so far: every round's inputs differ from the previous round's (fill.ts). */
   checkRounds: number;
 }
 
-/** Allocated once at the largest size, as nccl-tests does; every size and op uses views of these. */
+/**
+ * Allocated once at the largest size, as nccl-tests does; every size and op uses views of these.
+ * They share one WebAssembly memory so that reductions run as SIMD loops over them; receive
+ * staging (scratch) gets the largest size plus slack for uneven slices, and grows outside the
+ * memory (scalar reductions) only if some schedule ever asks for more.
+ */
 function allocate(params: BenchParams): Buffers {
   const capacity = Math.max(params.maxBytes, params.minBytes, ELEMENT_BYTES[params.dataType]);
-  return { sendBase: new Uint8Array(capacity), recvBase: new Uint8Array(capacity), work: new Uint8Array(capacity), scratch: new Uint8Array(0), checkRounds: 0 };
+  const aligned = Math.ceil(capacity / 64) * 64;
+  const scratchBytes = aligned + 65536;
+  const simd = createSimdArena(3 * aligned + scratchBytes);
+  if (!simd) return { sendBase: new Uint8Array(capacity), recvBase: new Uint8Array(capacity), work: new Uint8Array(capacity), scratch: new Uint8Array(0), simd, checkRounds: 0 };
+  const region = (index: number, bytes: number): Uint8Array => new Uint8Array(simd.buffer, index * aligned, bytes);
+  return { sendBase: region(0, capacity), recvBase: region(1, capacity), work: region(2, capacity), scratch: region(3, scratchBytes), simd, checkRounds: 0 };
 }
 
 /** Every rank checks this right after the rendezvous, before any data moves, and stops alike. */
@@ -218,6 +231,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
         if (buffers.scratch.byteLength < bytes) buffers.scratch = new Uint8Array(bytes);
         return buffers.scratch;
       },
+      simd: buffers.simd,
       sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
       socketsPerPeer: params.sockets,
     };

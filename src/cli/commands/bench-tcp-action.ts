@@ -23,6 +23,7 @@ import {
   type ReduceOp,
 } from '../../bench/index.js';
 import { emitResult } from '../emit.js';
+import { sizeArg } from '../options.js';
 
 export interface BenchTcpOptions {
   op: BenchOp[];
@@ -98,7 +99,9 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     if (human) process.stdout.write(text);
   };
   let run0Peers: RankInfo[] = [];
+  const sliceText = process.env.AIFABRIC_BENCH_SLICE;
   const run = await runBenchRank({
+    ...(sliceText ? { sliceBytes: sizeArg('AIFABRIC_BENCH_SLICE')(sliceText) } : {}),
     params,
     identity,
     ...(options.ifname ? { ifname: options.ifname } : {}),

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// `aifabric bench tcp` against the peers a user would pick instead, in one run on this machine:
+//  1. all_reduce busbw against Open MPI's MPI_Allreduce over TCP (bench/mpi-allreduce.c, built here
+//     with mpicc from libopenmpi-dev, timed as nccl-tests times), started with
+//     mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl tcp,self
+//     --mca btl_tcp_if_include lo -np N, so Open MPI moves the data over loopback TCP, not shared
+//     memory; sizes 1..64 MiB, ranks 2..8, the two tools interleaved, median of --repeat runs;
+//  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
+//     direction, measured in the same run.
+// Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const cli = path.join(root, 'dist/cli/main.js');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const repeat = Number(arg('repeat', '3'));
+const rankCounts = arg('ranks', '2,3,4,5,6,7,8').split(',').map(Number);
+const iters = arg('iters', '5');
+const warmup = arg('warmup', '2');
+const maxSize = arg('max', '64M');
+const asJson = process.argv.includes('--json');
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const log = (text) => process.stderr.write(`${text}\n`);
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'tcp-vs-openmpi-'));
+const binary = path.join(work, 'mpi-allreduce');
+const built = spawnSync('mpicc', ['-O2', '-o', binary, path.join(root, 'bench/mpi-allreduce.c')], { encoding: 'utf8' });
+if (built.status !== 0) {
+  log(`mpicc failed (apt-get install libopenmpi-dev): ${built.stderr ?? built.error}`);
+  process.exit(3);
+}
+
+/** Rows of an nccl-tests-layout table: size -> [out-of-place busbw, in-place busbw]. */
+function tableBusbw(text) {
+  const rows = new Map();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const f = line.trim().split(/\s+/);
+    if (f.length >= 13) rows.set(Number(f[0]), [Number(f[7]), Number(f[11])]);
+  }
+  return rows;
+}
+
+function ours(op, np) {
+  const run = spawnSync(process.execPath, [cli, 'bench', 'tcp', '--op', op, '--np', String(np), '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--json'], {
+    encoding: 'utf8',
+    timeout: 900_000,
+  });
+  if (run.status !== 0) throw new Error(`bench tcp --np ${np}: exit ${run.status}: ${run.stderr}`);
+  const rows = new Map();
+  for (const row of JSON.parse(run.stdout).metrics.rows) rows.set(row.sizeBytes, [row.outOfPlace, row.inPlace]);
+  return rows;
+}
+
+function openMpi(np) {
+  const args = ['--allow-run-as-root', '--oversubscribe', '--mca', 'pml', 'ob1', '--mca', 'btl', 'tcp,self', '--mca', 'btl_tcp_if_include', 'lo', '-np', String(np), binary, '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup];
+  const run = spawnSync('mpirun', args, { encoding: 'utf8', timeout: 900_000 });
+  if (run.status !== 0) throw new Error(`mpirun -np ${np}: exit ${run.status}: ${run.stderr}`);
+  return tableBusbw(run.stdout);
+}
+
+async function iperf3Bidir(seconds) {
+  const port = 5201 + Math.floor(Math.random() * 1000);
+  const server = spawn('iperf3', ['-s', '-1', '-p', String(port), '-B', '127.0.0.1'], { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const client = spawnSync('iperf3', ['-c', '127.0.0.1', '-p', String(port), '-t', String(seconds), '--bidir', '-J'], { encoding: 'utf8', timeout: (seconds + 20) * 1000 });
+  server.kill();
+  const end = JSON.parse(client.stdout).end;
+  // Per direction: the forward stream (sum_received) and the reverse (sum_received_bidir_reverse).
+  const forward = end.sum_received.bits_per_second / 8e9;
+  const reverse = (end.sum_received_bidir_reverse?.bits_per_second ?? end.sum_received.bits_per_second) / 8e9;
+  return (forward + reverse) / 2;
+}
+
+const started = Date.now();
+const allReduce = [];
+for (const np of rankCounts) {
+  const mine = [];
+  const theirs = [];
+  for (let r = 0; r < repeat; r++) {
+    // Interleaved, alternating which goes first, so drift in machine load hits both alike.
+    if (r % 2 === 0) {
+      mine.push(ours('all_reduce', np));
+      theirs.push(openMpi(np));
+    } else {
+      theirs.push(openMpi(np));
+      mine.push(ours('all_reduce', np));
+    }
+    log(`all_reduce np=${np} run ${r + 1}/${repeat} done (${Math.round((Date.now() - started) / 1000)} s)`);
+  }
+  for (const size of mine[0].keys()) {
+    const oursOut = median(mine.map((rows) => rows.get(size)[0].busbwGBps));
+    const oursIn = median(mine.map((rows) => rows.get(size)[1].busbwGBps));
+    const mpiOut = median(theirs.map((rows) => rows.get(size)?.[0] ?? NaN));
+    const mpiIn = median(theirs.map((rows) => rows.get(size)?.[1] ?? NaN));
+    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn });
+  }
+}
+
+const sendrecv = [];
+{
+  const mine = [];
+  const reference = [];
+  for (let r = 0; r < repeat; r++) {
+    reference.push(await iperf3Bidir(3));
+    mine.push(ours('sendrecv', 2));
+  }
+  const iperf = median(reference);
+  for (const size of mine[0].keys()) {
+    const algbw = median(mine.map((rows) => rows.get(size)[0].algbwGBps));
+    sendrecv.push({ sizeBytes: size, oursAlgbwGBps: algbw, iperf3BidirPerDirectionGBps: iperf, ratio: algbw / iperf });
+  }
+}
+rmSync(work, { recursive: true, force: true });
+
+const load = os.loadavg()[0];
+if (asJson) {
+  console.log(JSON.stringify({ repeat, iters: Number(iters), warmup: Number(warmup), loadAverage1m: load, allReduce, sendrecv }, null, 2));
+} else {
+  console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI ${'MPI_Allreduce'} over btl tcp on lo`);
+  console.log('# ranks        size     ours      MPI   ratio | in place: ours      MPI   ratio');
+  for (const row of allReduce) {
+    console.log(
+      `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}`,
+    );
+  }
+  console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
+  for (const row of sendrecv) console.log(`${String(row.sizeBytes).padStart(19)} ${row.oursAlgbwGBps.toFixed(3).padStart(8)} ${row.iperf3BidirPerDirectionGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)}`);
+  console.log(`# load average (1 min) at the end: ${load.toFixed(2)}; TCP congestion control: ${spawnSync('sysctl', ['-n', 'net.ipv4.tcp_congestion_control'], { encoding: 'utf8' }).stdout.trim()}`);
+}
