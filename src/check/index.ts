@@ -6,6 +6,5 @@ export { recogniseText } from './collect/recognise.js';
 export { toJunitXml } from './junit.js';
 export { renderCheckText } from './render-text.js';
 export { ruleFamilies } from './rules/index.js';
-export { parseSonicConfigDb, type SonicConfigDbFacts } from './qos/sonic-config-db.js';
-export { parseMlnxQos, type MlnxQosFacts } from './qos/mlnx-qos.js';
+// The SONiC config_db and mlnx_qos parsers (and their facts types) are the parse room's: kinds `sonic-config-db`, `mlnx-qos`.
 export type { Capture, CaptureKind, CheckFinding, HostCaptures, RuleFamily, RuleFamilyId } from './types.js';

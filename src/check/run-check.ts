@@ -6,6 +6,7 @@ import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import type { Cluster, FabricSpec } from '../spec/index.js';
 import { inferFabric } from './infer-fabric.js';
 import { ruleFamilies } from './rules/index.js';
+import { screenRanges } from './rules/ranges.js';
 import type { CheckContext, CheckFinding, FabricSource, HostCaptures } from './types.js';
 
 export interface CheckOptions {
@@ -30,7 +31,9 @@ export type CheckResult = ResultEnvelope<CheckMetrics>;
 
 const SEVERITY_RANK = { error: 0, warn: 1, info: 2, pass: 3 } as const;
 
-export function runCheck(hosts: HostCaptures[], options: CheckOptions = {}): CheckResult {
+export function runCheck(capturedHosts: HostCaptures[], options: CheckOptions = {}): CheckResult {
+  // Values no measurement gives are reported once here and kept away from every rule family.
+  const { hosts, findings: rangeFindings } = screenRanges(capturedHosts);
   const notes = [...(options.collectionNotes ?? [])];
   // --fabric wins over the cluster file's fabric (the CLI allows only one of them anyway).
   let fabric: FabricSpec | null = options.fabric ?? options.cluster?.fabric ?? null;
@@ -46,7 +49,7 @@ export function runCheck(hosts: HostCaptures[], options: CheckOptions = {}): Che
     }
   }
   const context: CheckContext = { hosts, fabric, fabricSource, cluster: options.cluster ?? null };
-  const findings: CheckFinding[] = [];
+  const findings: CheckFinding[] = [...rangeFindings];
   for (const family of ruleFamilies) {
     const output = family.run(context);
     findings.push(...output.findings);

@@ -3,7 +3,7 @@
  * otherwise the command's human renderer; `--out FILE` writes the JSON atomically. Storage
  * (`--save`) hooks in here so every result-producing command gets it the same way.
  */
-import { writeFileAtomic } from '../core/atomic-write.js';
+import { writeOutputFile } from '../core/output-path.js';
 import type { ResultEnvelope } from '../core/envelope.js';
 
 export interface EmitOptions {
@@ -39,7 +39,7 @@ export async function emitResult<M>(
   options: EmitOptions,
   renderText: (result: ResultEnvelope<M>) => string,
 ): Promise<void> {
-  if (options.out) writeFileAtomic(options.out, toJson(result));
+  if (options.out) writeOutputFile(options.out, toJson(result));
   if (options.save) await (saver ?? saveToStore)(result, options);
   process.stdout.write(options.json ? toJson(result) : renderText(result));
 }

@@ -1,15 +1,7 @@
 /** Write files atomically: a temporary file beside the target, then rename, so nothing is half-written. */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { writeOutputFile } from './output-path.js';
 
+/** Kept for existing callers: the checked, atomic writer of output-path.ts (one-line errors, exit 2 or 3). */
 export function writeFileAtomic(path: string, contents: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    writeFileSync(temporary, contents);
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeOutputFile(path, contents);
 }

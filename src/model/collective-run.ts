@@ -1,7 +1,7 @@
 /** `collective`: a predicted nccl-tests table for one operation on one shape. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import type { CollectiveOp } from './busbw.js';
-import type { AlgorithmChoice } from './collectives.js';
+import { checkAlgorithmApplies, type AlgorithmChoice } from './collectives.js';
 import { collectiveSweep, shapeFor, type CollectiveRow, type PredictInput } from './predict.js';
 
 export interface CollectiveRunInput extends Omit<PredictInput, 'algo'> {
@@ -9,7 +9,10 @@ export interface CollectiveRunInput extends Omit<PredictInput, 'algo'> {
   algo: AlgorithmChoice;
   minBytes: number;
   maxBytes: number;
+  /** nccl-tests -f: a whole number of at least 2; ignored when stepBytes is set. */
   factor: number;
+  /** nccl-tests -i: a fixed increment in bytes between rows. */
+  stepBytes?: number;
 }
 
 export interface CollectiveMetrics {
@@ -26,8 +29,15 @@ export interface CollectiveMetrics {
 }
 
 export function runCollective(input: CollectiveRunInput): ResultEnvelope<CollectiveMetrics> {
+  checkAlgorithmApplies(input.op, input.algo);
   const shape = shapeFor(input);
-  const rows = collectiveSweep(input.op, shape, { minBytes: input.minBytes, maxBytes: input.maxBytes, factor: input.factor, algo: input.algo });
+  const rows = collectiveSweep(input.op, shape, {
+    minBytes: input.minBytes,
+    maxBytes: input.maxBytes,
+    factor: input.factor,
+    ...(input.stepBytes !== undefined ? { stepBytes: input.stepBytes } : {}),
+    algo: input.algo,
+  });
   const peak = rows.reduce((best, row) => Math.max(best, row.busbwGBps), 0);
   const avg = rows.length > 0 ? rows.reduce((sum, row) => sum + row.busbwGBps, 0) / rows.length : 0;
   const inputs = {
@@ -40,7 +50,8 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
     algo: input.algo,
     minBytes: input.minBytes,
     maxBytes: input.maxBytes,
-    factor: input.factor,
+    factor: input.stepBytes !== undefined ? null : input.factor,
+    stepBytes: input.stepBytes ?? null,
     alphaUs: input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : null,
     bandwidthGbps: input.bandwidthBps !== undefined ? input.bandwidthBps / 1e9 : null,
   };

@@ -15,6 +15,12 @@ import { transportTerms, type TransportTerms } from './transport.js';
  */
 export const NVLINK_EFFICIENCY = 370 / 450;
 
+/**
+ * A device-to-device copy reads and writes every byte in HBM, so it moves at most half the HBM
+ * bandwidth: what a one-rank collective (a local copy, NCCL src/enqueue.cc ncclLaunchOneRank) runs at.
+ */
+export const DEVICE_COPY_HBM_SHARE = 0.5;
+
 export interface CollectiveShape {
   nodes: number;
   gpusPerNode: number;
@@ -24,6 +30,8 @@ export interface CollectiveShape {
   nicGBps: number;
   /** Per-GPU intra-node bandwidth, one direction (GB/s). */
   intraGBps: number;
+  /** Device-to-device copy bandwidth of one GPU (GB/s): all a one-rank collective moves. */
+  localCopyGBps: number;
   /** Software latency of one message over the network (us), added to NCCL's hop latency. */
   netMessageLatencyUs: number;
   switchHopLatencyUs: number;
@@ -64,6 +72,7 @@ export function buildShape(input: ShapeInput): CollectiveShape {
       nicGBps: bandwidthGBps,
       // Pure alpha-beta has no GPU terms: inside a node data moves at the same rate as over a NIC.
       intraGBps: Number.POSITIVE_INFINITY,
+      localCopyGBps: Number.POSITIVE_INFINITY,
       netMessageLatencyUs: (input.alphaSeconds ?? 0) * 1e6,
       switchHopLatencyUs: 0,
       pureAlphaUs: (input.alphaSeconds ?? 0) * 1e6,
@@ -86,6 +95,7 @@ export function buildShape(input: ShapeInput): CollectiveShape {
     topology,
     nicGBps,
     intraGBps: (input.intraNodeGBps ?? input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY,
+    localCopyGBps: input.gpu.hbmBandwidthTBps * 1e3 * DEVICE_COPY_HBM_SHARE,
     netMessageLatencyUs: latencyUs,
     switchHopLatencyUs: input.fabric.switchHopLatencyUs,
     transport,

@@ -20,19 +20,27 @@ import {
 import { nodeNetworkGBps, rankCount, spineSlowdown, switchHops, type CollectiveShape } from './collective-shape.js';
 import { expectedTimeoutDelayUs } from './transport.js';
 
-import type { AlgorithmChoice } from './algorithms.js';
+import { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
 export { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
-export type AlgorithmUsed = 'ring' | 'tree' | 'hierarchical' | 'p2p';
+/** `local`: a one-rank collective, which NCCL runs as a device copy (src/enqueue.cc ncclLaunchOneRank). */
+export type AlgorithmUsed = 'ring' | 'tree' | 'hierarchical' | 'p2p' | 'local';
 
 /** tuning.cc getNetOverhead: about 1 us of proxy work per network operation on x86 hosts. */
 const NET_OVERHEAD_US = 1.0;
+
+/**
+ * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
+ * test/fixtures/nccl-tests/nccl-tests-issue287-rtx5090-alltoall-1rank-na.txt (NVIDIA/nccl-tests issue 287).
+ */
+const ONE_RANK_CALL_US = 0.78;
 
 export interface CollectiveEstimate {
   timeUs: number;
   algbwGBps: number;
   busbwGBps: number;
   algo: AlgorithmUsed;
-  protocol: NcclProtocol | 'alpha-beta';
+  /** `copy`: the local device copy of a one-rank collective. */
+  protocol: NcclProtocol | 'alpha-beta' | 'copy';
   latencyUs: number;
   bandwidthTimeUs: number;
   timeoutDelayUs: number;
@@ -212,6 +220,29 @@ const supportsAlgorithm = (op: CollectiveOp, algo: AlgorithmUsed): boolean => {
   return algo === 'ring';
 };
 
+/**
+ * The `--algo` choices that apply to an op: NCCL runs tree for all_reduce only; the hierarchical
+ * scheme covers all_reduce, all_gather and reduce_scatter; alltoall and sendrecv are point-to-point
+ * sends with no algorithm to choose (NCCL src/enqueue.cc), so only `auto` applies to them.
+ */
+export function applicableAlgorithms(op: CollectiveOp): AlgorithmChoice[] {
+  return ALGORITHM_CHOICES.filter((choice) => choice === 'auto' || supportsAlgorithm(op, choice));
+}
+
+/** Throws the usage error `--algo` gets for an algorithm that does not apply to the op. */
+export function checkAlgorithmApplies(op: CollectiveOp, choice: AlgorithmChoice): void {
+  if (choice === 'auto' || supportsAlgorithm(op, choice)) return;
+  const p2p = op === 'alltoall' || op === 'sendrecv' ? ': NCCL runs it as point-to-point sends' : '';
+  throw new UsageError(`--algo ${choice} does not apply to ${op}${p2p} (algorithms for ${op}: ${applicableAlgorithms(op).join(', ')})`);
+}
+
+/** One rank: no network, no peers; a local copy at device-copy speed after the call floor (pure alpha-beta: nothing). */
+function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
+  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
+  if (shape.pureAlphaUs !== undefined) return { latencyUs: 0, bandwidthTimeUs: 0, ...none };
+  return { latencyUs: ONE_RANK_CALL_US, bandwidthTimeUs: usFor(sizeBytes, shape.localCopyGBps), ...none };
+}
+
 /** Protocols NCCL enables on this path: LL128 needs ordered 128-byte stores (NVLink, GPUDirect RDMA). */
 function protocolsFor(shape: CollectiveShape): NcclProtocol[] {
   const ll128 = shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.transport?.stagingLimitGBps === Number.POSITIVE_INFINITY);
@@ -247,15 +278,18 @@ function costFor(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, al
       return op === 'alltoall' ? alltoallCost(sizeBytes, shape) : sendrecvCost(sizeBytes, shape);
     case 'ring':
       return ringCost(op, sizeBytes, shape, protocol);
+    case 'local':
+      return oneRankCost(sizeBytes, shape);
   }
 }
 
 export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, choice: AlgorithmChoice = 'auto'): CollectiveEstimate {
   if (!(sizeBytes >= 0)) throw new UsageError(`invalid message size ${sizeBytes} (expected 0 or more bytes)`);
-  const p2p = op === 'alltoall' || op === 'sendrecv';
-  if (!p2p && choice !== 'auto' && !supportsAlgorithm(op, choice)) {
-    throw new UsageError(`--algo ${choice} is not defined for ${op} (NCCL runs tree for all_reduce only; hierarchical covers all_reduce, all_gather, reduce_scatter)`);
+  checkAlgorithmApplies(op, choice);
+  if (rankCount(shape) === 1) {
+    return finish(op, sizeBytes, shape, oneRankCost(sizeBytes, shape), 'local', shape.pureAlphaUs !== undefined ? 'alpha-beta' : 'copy');
   }
+  const p2p = op === 'alltoall' || op === 'sendrecv';
   // auto considers what NCCL itself would run: ring and tree (hierarchical needs NVLS/CollNet hardware).
   const candidates: AlgorithmUsed[] = p2p ? ['p2p'] : choice === 'auto' ? ['ring', 'tree'] : [choice];
   if (shape.pureAlphaUs !== undefined) {

@@ -7,9 +7,10 @@ import type { FabricSpec } from '../spec/fabric.js';
 import type { GpuSpec } from '../spec/gpu.js';
 import type { ClusterTopology } from '../spec/cluster.js';
 import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
+import { MAX_GPUS_PER_NODE, MAX_NODES } from '../spec/limits.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';
-import { estimateCollective, type AlgorithmChoice, type CollectiveEstimate } from './collectives.js';
+import { checkAlgorithmApplies, estimateCollective, type AlgorithmChoice, type CollectiveEstimate } from './collectives.js';
 
 export interface PredictInput {
   op: CollectiveOp;
@@ -28,8 +29,12 @@ export interface PredictInput {
 }
 
 export function shapeFor(input: Omit<PredictInput, 'op' | 'algo'>): CollectiveShape {
-  if (!Number.isInteger(input.nodes) || input.nodes < 1) throw new UsageError(`invalid node count ${input.nodes} (expected a whole number of at least 1)`);
-  if (!Number.isInteger(input.gpusPerNode) || input.gpusPerNode < 1) throw new UsageError(`invalid GPUs per node ${input.gpusPerNode} (expected a whole number of at least 1)`);
+  if (!Number.isInteger(input.nodes) || input.nodes < 1 || input.nodes > MAX_NODES) {
+    throw new UsageError(`invalid node count ${input.nodes} (expected a whole number from 1 to ${MAX_NODES})`);
+  }
+  if (!Number.isInteger(input.gpusPerNode) || input.gpusPerNode < 1 || input.gpusPerNode > MAX_GPUS_PER_NODE) {
+    throw new UsageError(`invalid GPUs per node ${input.gpusPerNode} (expected a whole number from 1 to ${MAX_GPUS_PER_NODE})`);
+  }
   const shapeInput: Parameters<typeof buildShape>[0] = {
     nodes: input.nodes,
     gpusPerNode: input.gpusPerNode,
@@ -58,8 +63,10 @@ export function predictBusbwPlateauGBps(input: Omit<PredictInput, 'algo'> & { al
 export interface SweepOptions {
   minBytes: number;
   maxBytes: number;
-  /** Multiplicative step, as nccl-tests -f. */
+  /** Multiplicative step, as nccl-tests -f: a whole number of at least 2. */
   factor: number;
+  /** Fixed increment in bytes, as nccl-tests -i; when set it replaces the factor. */
+  stepBytes?: number;
   algo: AlgorithmChoice;
   typeBytes?: number;
   typeName?: string;
@@ -88,14 +95,68 @@ function redopAndRoot(op: CollectiveOp): { redop: string; root: number } {
   return { redop: reduces ? 'sum' : 'none', root: rooted ? 0 : -1 };
 }
 
-/** Message sizes as nccl-tests steps them: from -b to -e, times -f (a factor of 1 would never end). */
-export function sweepSizes(minBytes: number, maxBytes: number, factor: number): number[] {
-  if (minBytes < 0 || maxBytes < minBytes) throw new UsageError(`invalid size range -b ${minBytes} -e ${maxBytes} (expected 0 <= -b <= -e)`);
-  if (!(factor > 1)) throw new UsageError(`invalid -f ${factor} (expected a factor above 1)`);
+/** Most rows one sweep may print; an increment that asks for more is refused rather than cut short. */
+export const MAX_SWEEP_ROWS = 10_000;
+
+export interface SweepStep {
+  /** Multiply by this between rows (nccl-tests -f), a whole number of at least 2. */
+  factor?: number;
+  /** Add this many bytes between rows (nccl-tests -i), at least 1. */
+  stepBytes?: number;
+}
+
+/**
+ * Requested message sizes as nccl-tests' TimeTest loop steps them: from -b to -e, times -f or plus
+ * -i (src/common.cu). A -b of 0 is followed by 1 so a factor can grow it. Refuses -b above -e.
+ */
+export function sweepSizes(minBytes: number, maxBytes: number, step: SweepStep): number[] {
+  if (!Number.isSafeInteger(minBytes) || !Number.isSafeInteger(maxBytes) || minBytes < 0) {
+    throw new UsageError(`invalid size range -b ${minBytes} -e ${maxBytes} (expected whole byte counts, 0 <= -b <= -e)`);
+  }
+  if (minBytes > maxBytes) throw new UsageError(`invalid sizes: -b ${minBytes} is above -e ${maxBytes} (expected -b <= -e)`);
   const sizes: number[] = [];
-  for (let size = minBytes; size <= maxBytes; size = size === 0 ? 1 : Math.round(size * factor)) {
-    sizes.push(size);
-    if (sizes.length > 4096) break;
+  if (step.stepBytes !== undefined) {
+    const increment = step.stepBytes;
+    if (!Number.isSafeInteger(increment) || increment < 1) throw new UsageError(`invalid -i ${increment} (expected an increment of at least 1 byte)`);
+    const rows = Math.floor((maxBytes - minBytes) / increment) + 1;
+    if (rows > MAX_SWEEP_ROWS) {
+      throw new UsageError(`-b ${minBytes} -e ${maxBytes} -i ${increment} asks for ${rows} sizes; the limit is ${MAX_SWEEP_ROWS} (use a larger -i or -f)`);
+    }
+    for (let size = minBytes; size <= maxBytes; size += increment) sizes.push(size);
+    return sizes;
+  }
+  const factor = step.factor ?? 2;
+  if (!Number.isSafeInteger(factor) || factor < 2) throw new UsageError(`invalid -f ${factor} (expected a whole multiplication factor of at least 2)`);
+  for (let size = minBytes; size <= maxBytes; size = size === 0 ? 1 : size * factor) sizes.push(size);
+  return sizes;
+}
+
+/**
+ * Bytes one row's size must be a multiple of: one element, or one element per rank for the ops
+ * nccl-tests counts per rank (all_gather, reduce_scatter, alltoall), which round down to it.
+ */
+export function sizeGranuleBytes(op: CollectiveOp, ranks: number, typeBytes: number): number {
+  const perRank = op === 'all_gather' || op === 'reduce_scatter' || op === 'alltoall';
+  return perRank ? typeBytes * Math.max(1, ranks) : typeBytes;
+}
+
+/**
+ * The sizes a sweep prints: each requested size rounded down to whole elements (nccl-tests'
+ * getCollByteCount), without the rows that round to 0 bytes unless 0 was asked for, and without
+ * repeats. Refuses a range in which no size holds a whole element.
+ */
+export function alignedSweepSizes(op: CollectiveOp, ranks: number, typeBytes: number, minBytes: number, maxBytes: number, step: SweepStep): number[] {
+  const granule = sizeGranuleBytes(op, ranks, typeBytes);
+  const sizes: number[] = [];
+  for (const requested of sweepSizes(minBytes, maxBytes, step)) {
+    const aligned = Math.floor(requested / granule) * granule;
+    if (aligned === 0 && requested > 0) continue;
+    if (sizes.length > 0 && sizes[sizes.length - 1] === aligned) continue;
+    sizes.push(aligned);
+  }
+  if (sizes.length === 0) {
+    const perRank = granule > typeBytes ? ` (${typeBytes} bytes per element x ${ranks} ranks for ${op})` : '';
+    throw new UsageError(`no size from -b ${minBytes} to -e ${maxBytes} holds a whole element: the smallest is ${granule} bytes${perRank}`);
   }
   return sizes;
 }
@@ -104,11 +165,11 @@ export function collectiveSweep(op: CollectiveOp, shape: CollectiveShape, option
   const typeBytes = options.typeBytes ?? 4;
   const ranks = shape.nodes * shape.gpusPerNode;
   const { redop, root } = redopAndRoot(op);
-  return sweepSizes(options.minBytes, options.maxBytes, options.factor).map((requested) => {
-    // nccl-tests rounds each size down to whole elements (per rank for all_gather, reduce_scatter, alltoall).
-    const count = elementCount(op, requested, ranks, typeBytes);
-    const perRankOps = op === 'all_gather' || op === 'reduce_scatter' || op === 'alltoall';
-    const sizeBytes = perRankOps ? count * typeBytes * ranks : count * typeBytes;
+  checkAlgorithmApplies(op, options.algo);
+  const step: SweepStep = options.stepBytes !== undefined ? { stepBytes: options.stepBytes } : { factor: options.factor };
+  return alignedSweepSizes(op, ranks, typeBytes, options.minBytes, options.maxBytes, step).map((sizeBytes) => {
+    // nccl-tests prints the element count per rank for all_gather, reduce_scatter, alltoall.
+    const count = elementCount(op, sizeBytes, ranks, typeBytes);
     const estimate = estimateCollective(op, sizeBytes, shape, options.algo);
     return {
       sizeBytes,

@@ -5,6 +5,7 @@
  */
 import { NcclTestsAccumulator, toParseResult } from './nccl-tests-accumulator.js';
 import { looksLikeNcclTestsJson, parseNcclTestsJson } from './nccl-tests-json.js';
+import { parseNcclTestsStream } from './nccl-tests-stream.js';
 import type { NcclTestsFacts } from './nccl-tests-types.js';
 import type { Parser, ParseResult } from './types.js';
 
@@ -55,4 +56,5 @@ export const ncclTestsParser: Parser<NcclTestsFacts> = {
   description: 'nccl-tests *_perf output (every layout since 2.0, MPI/Slurm prefixes, NCCL logs) and -J JSON reports',
   detect: detectNcclTests,
   parse: parseNcclTests,
+  parseStream: (source) => parseNcclTestsStream(source),
 };

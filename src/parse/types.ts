@@ -26,7 +26,15 @@ export type ParserKind =
   | 'nvidia-smi-topo'
   | 'sysctl'
   | 'nccl-env'
-  | 'ethtool';
+  | 'ethtool'
+  | 'mlnx-qos'
+  | 'sonic-config-db'
+  | 'virt'
+  | 'dmi'
+  | 'cpuinfo';
+
+/** A text arriving in chunks: a file read stream, a pipe, an array of strings in tests. */
+export type TextSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
 export interface Parser<F = unknown> {
   kind: ParserKind;
@@ -42,6 +50,12 @@ export interface Parser<F = unknown> {
    * throws NotThisKindError when the text is not this kind's output at all.
    */
   parse(text: string): ParseResult<F>;
+  /**
+   * The streaming form, for kinds whose inputs run too big to hold (nccl-tests logs of hundreds of
+   * MB): the same result as `parse` of the whole text, in memory bounded by the longest line.
+   * Absent for kinds read whole (their inputs are small; parse-file caps their size).
+   */
+  parseStream?(source: TextSource): Promise<ParseResult<F>>;
 }
 
 /** Thrown by a parser given text of another kind; the CLI turns it into `FILE: not a KIND output (line N: ...)`, exit 2. */

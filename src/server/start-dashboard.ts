@@ -29,10 +29,26 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, 63 characters each. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/**
+ * Refuses, before anything is opened, an address that no machine can have: a dotted quad with a
+ * part above 255, an IPv6 form that does not parse, a name with characters names never hold (exit 2).
+ * A well-formed name that does not resolve here is still the environment's problem (exit 3, at listen).
+ */
+export function checkListenHost(host: string): void {
+  const expected = 'expected an IPv4 or IPv6 address such as 127.0.0.1 or ::1, or a host name';
+  if (isIP(host) !== 0) return;
+  if (/^[\d.]+$/.test(host)) throw new UsageError(`invalid value for --host: "${host}" is not an IPv4 address (four numbers 0 to 255 separated by dots)`);
+  if (host.includes(':')) throw new UsageError(`invalid value for --host: "${host}" is not an IPv6 address (${expected})`);
+  if (!HOST_NAME.test(host)) throw new UsageError(`invalid value for --host: "${host}" (${expected})`);
+}
+
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? DEFAULT_DASHBOARD_HOST;
   const port = options.port ?? DEFAULT_DASHBOARD_PORT;
-  if (host === '' || /[\s/]/.test(host)) throw new UsageError(`invalid value for --host: "${host}" (expected an address such as 127.0.0.1)`);
+  checkListenHost(host);
   // hono is loaded here, not at import: `import 'aifabric'` should not pay for a web server.
   const [{ serve }, { createDashboardApp }] = await Promise.all([import('@hono/node-server'), import('./dashboard-app.js')]);
   const store = new RunStore(options.dbPath, { mustExist: true, readonly: true });

@@ -10,6 +10,7 @@ import { EV_ARRIVE, EV_HOST_WAKE, EV_PFC, EV_TX_DONE } from './event-kinds.js';
 import { ADMIT_DROP, SwitchBuffers, type BufferConfig } from './net/buffers.js';
 import { KIND_DATA, PacketPool } from './net/packet-pool.js';
 import { PortQueues } from './net/port-queues.js';
+import { unionLength } from './net/intervals.js';
 import { MIN_FRAME_WIRE_BYTES } from './net/wire.js';
 import type { Topology } from './topo/types.js';
 import { CLASS_COUNT, CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
@@ -34,6 +35,8 @@ export abstract class PacketNetwork {
   readonly paused: Uint8Array;
   private readonly pauseStart: Float64Array;
   readonly pausedTotalPs: Float64Array;
+  /** Finished pauses per link as flat [start, end, start, end, ...] in ps (only links ever paused). */
+  private readonly pauseLog: (number[] | undefined)[];
   readonly pauseFrames: Int32Array;
   readonly dropsByLink: Int32Array;
   // Per node.
@@ -69,6 +72,7 @@ export abstract class PacketNetwork {
     this.paused = new Uint8Array(n);
     this.pauseStart = new Float64Array(n);
     this.pausedTotalPs = new Float64Array(n);
+    this.pauseLog = new Array<number[] | undefined>(n);
     this.pauseFrames = new Int32Array(n);
     this.dropsByLink = new Int32Array(n);
     for (const link of links) {
@@ -137,11 +141,28 @@ export abstract class PacketNetwork {
     }
   }
 
-  /** Cumulative paused time of the route's links, including pauses still in progress. */
-  pausedOnRoute(conn: Connection): number {
-    let total = 0;
-    for (const link of conn.forward) total += this.pausedNow(link);
-    return total;
+  /**
+   * Time within [fromPs, toPs] during which at least one of `links` was paused: the union of their
+   * pause intervals, so never longer than the window (a sum over links would count overlaps twice).
+   */
+  pausedUnionPs(links: ArrayLike<number>, fromPs: number, toPs: number): number {
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const clip = (start: number, end: number): void => {
+      const s = Math.max(start, fromPs);
+      const e = Math.min(end, toPs);
+      if (e > s) {
+        starts.push(s);
+        ends.push(e);
+      }
+    };
+    for (let i = 0; i < links.length; i++) {
+      const link = links[i] as number;
+      const log = this.pauseLog[link];
+      if (log) for (let j = 0; j < log.length; j += 2) clip(log[j] as number, log[j + 1] as number);
+      if (this.paused[link] === 1) clip(this.pauseStart[link] as number, this.now);
+    }
+    return unionLength(starts, ends);
   }
 
   pausedNow(link: number): number {
@@ -289,6 +310,9 @@ export abstract class PacketNetwork {
     } else if (this.paused[link] === 1) {
       this.paused[link] = 0;
       this.pausedTotalPs[link] = (this.pausedTotalPs[link] as number) + this.now - (this.pauseStart[link] as number);
+      let log = this.pauseLog[link];
+      if (!log) this.pauseLog[link] = log = [];
+      log.push(this.pauseStart[link] as number, this.now);
       this.kick(link);
     }
   }

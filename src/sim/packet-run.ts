@@ -28,6 +28,8 @@ export interface PacketRun {
   workloads: Workload[];
   status: 'done' | 'stalled' | 'time-limit';
   hostRateBps: number;
+  /** The scenario's sim.maxTime, in ps. */
+  maxTimePs: number;
 }
 
 export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferConfig {
@@ -156,6 +158,7 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
     }, listener);
   const workloads = buildWorkloads(scenario, topology.hostCount, seed);
   for (const workload of workloads) workload.start(sim, connect);
-  const status = sim.run(Math.round(scenario.sim.maxTime * 1e12), onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);
-  return { sim, workloads, status, hostRateBps };
+  const maxTimePs = Math.round(scenario.sim.maxTime * 1e12);
+  const status = sim.run(maxTimePs, onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);
+  return { sim, workloads, status, hostRateBps, maxTimePs };
 }

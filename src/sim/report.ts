@@ -1,10 +1,12 @@
 /**
  * Simulator state -> the result envelope's metrics, series and findings. Metrics always carry
- * goodputGbps, drops, completionTimeUs and events; series are sampled (queue occupancy of the
+ * goodputGbps, drops, completionTimeUs (null when the run did not finish: `completed: false`) and
+ * events; series are sampled (queue occupancy of the
  * busiest ports, pause timelines, goodput per time bin) and per-rank step times for collectives.
  */
 import type { Finding, Series } from '../core/envelope.js';
 import { quantile } from '../core/stats.js';
+import { formatDuration } from '../core/units.js';
 import { maxMinFairShares } from './fair-share.js';
 import type { PacketRun } from './packet-run.js';
 import type { Topology } from './topo/types.js';
@@ -27,6 +29,9 @@ function linkName(topology: Topology, link: number): string {
 export function buildPacketReport(run: PacketRun, topology: Topology): PacketReport {
   const { sim, workloads } = run;
   const linkCount = topology.links.length;
+  const completed = run.status === 'done';
+  // Where the run stopped: the last event, or maxTime (the simulator leaves its clock there).
+  const stopPs = sim.now;
   let start = Infinity;
   let finish = 0;
   for (const w of workloads) {
@@ -34,20 +39,26 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     finish = Math.max(finish, w.finishPs);
   }
   if (!Number.isFinite(start)) start = 0;
-  const elapsedPs = Math.max(0, finish - start);
+  // A run that did not finish has no completion time; its goodput is over the time it ran.
+  const elapsedPs = Math.max(0, (completed ? finish : stopPs) - start);
   // Flow completion times per message (a block, a chunk, a flow): offered to fully delivered.
   const fcts = sim.messageFctPs.map((ps) => ps / 1e6);
-  let pausedPs = 0;
+  let unfinishedMessages = 0;
+  for (const conn of sim.connections) unfinishedMessages += conn.messageEnds.length - conn.messageHead;
+  let pausedLinkPs = 0;
   let peakQueue = 0;
+  const allLinks: number[] = [];
   for (let link = 0; link < linkCount; link++) {
-    pausedPs += sim.pausedNow(link);
+    pausedLinkPs += sim.pausedNow(link);
+    allLinks.push(link);
     if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch') peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
   }
   const metrics: Record<string, unknown> = {
     status: run.status,
+    completed,
     goodputGbps: elapsedPs > 0 ? (sim.deliveredBytes * 8) / (elapsedPs / 1e12) / 1e9 : 0,
     drops: sim.drops,
-    completionTimeUs: elapsedPs / 1e6,
+    completionTimeUs: completed ? elapsedPs / 1e6 : null,
     events: sim.events,
     packetHops: sim.packetHops,
     bytesOfferedByApp: sim.offeredBytes,
@@ -58,11 +69,15 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     ecnMarks: sim.ecnMarks,
     cnps: sim.counters.cnps,
     pauseFrames: sim.pauseFramesSent,
-    pausedTimeUs: pausedPs / 1e6,
+    // A duration: time during which at least one link of the fabric was paused.
+    pausedTimeUs: sim.pausedUnionPs(allLinks, 0, stopPs) / 1e6,
+    // A sum over links (link-microseconds): two links paused for the same 1 us give 2.
+    pausedLinkUs: pausedLinkPs / 1e6,
     peakQueueBytes: peakQueue,
     peakPacketsInFlight: sim.pool.peakInUse,
     simulatedTimeUs: sim.now / 1e6,
     fctUs: fcts.length > 0 ? { messages: fcts.length, p50: quantile(fcts, 0.5), p99: quantile(fcts, 0.99), max: fcts.reduce((a, b) => Math.max(a, b), 0) } : null,
+    unfinishedMessages,
   };
   const series: Series[] = [];
   const findings: Finding[] = [];
@@ -101,7 +116,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     drops: sim.dropsByLink[link] as number,
   }));
   metrics.workloads = workloads.map((w) => {
-    const r = w.report();
+    const r = w.report(stopPs);
     if (r.series) series.push(...r.series);
     return { name: w.name, kind: w.kind, ...r.metrics };
   });
@@ -109,7 +124,11 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   // their max-min fair share although no bottleneck of theirs was congested.
   const shares = maxMinFairShares(topology, sim.connections.map((c) => c.forward));
   const flows = sim.connections.map((conn, i) => {
-    const duration = conn.lastDeliveryPs > conn.firstSendPs && conn.firstSendPs >= 0 ? conn.lastDeliveryPs - conn.firstSendPs : 0;
+    // A flow lives from the application's first offer to its last message's delivery (or the stop).
+    const done = conn.messageEnds.length > 0 && conn.messageHead === conn.messageEnds.length;
+    const begin = conn.firstOfferPs;
+    const end = done ? conn.lastDeliveryPs : stopPs;
+    const duration = begin >= 0 && end > begin ? end - begin : 0;
     const goodputGbps = duration > 0 ? (conn.delivered * 8) / (duration / 1e12) / 1e9 : 0;
     const fairShareGbps = ((shares[i] ?? 0) * conn.payloadRateBps(1)) / 1e9;
     return {
@@ -117,25 +136,28 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
       src: conn.src,
       dst: conn.dst,
       transport: conn.transport,
+      completed: done,
       bytesDelivered: conn.delivered,
       goodputGbps,
       fairShareGbps,
-      pausedExposureUs: conn.pausedExposurePs / 1e6,
+      // Time during its life when at least one link of its path was paused (a union, <= durationUs).
+      pathPausedUs: duration > 0 ? sim.pausedUnionPs(conn.forward, begin, end) / 1e6 : 0,
       durationUs: duration / 1e6,
       retransmittedPackets: conn.retransmittedPackets,
       timeouts: conn.timeouts,
     };
   });
   for (const f of flows) {
-    if (f.pausedExposureUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
+    if (f.pathPausedUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
       findings.push({
         severity: 'warn',
         ruleId: 'sim.pfc-victim',
-        message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pausedExposureUs.toFixed(1)} us`,
+        message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pathPausedUs.toFixed(1)} us of its ${f.durationUs.toFixed(1)} us`,
         flowId: f.id,
         goodputGbps: f.goodputGbps,
         fairShareGbps: f.fairShareGbps,
-        pausedExposureUs: f.pausedExposureUs,
+        pathPausedUs: f.pathPausedUs,
+        durationUs: f.durationUs,
       });
     }
   }
@@ -148,7 +170,13 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
       message: `${sim.losslessDrops} packets dropped in the lossless class: PFC headroom is below the bound`,
     });
   }
-  if (run.status !== 'done') warnings.push(`simulation ended by ${run.status} before every workload finished`);
+  if (!completed) {
+    const where = run.status === 'time-limit' ? `stopped at maxTime ${formatDuration(run.maxTimePs / 1e12)}` : `stalled at ${formatDuration(stopPs / 1e12)} with nothing left to do`;
+    for (const w of workloads) {
+      const p = w.progress();
+      if (p.finished < p.total) warnings.push(`${where}: ${p.finished} of ${p.total} ${p.unit} finished (${w.name})`);
+    }
+  }
   if (sim.offeredBytes !== sim.deliveredBytes) warnings.push(`delivered ${sim.deliveredBytes} B of ${sim.offeredBytes} B offered`);
   return { metrics, series, findings, warnings };
 }

@@ -8,7 +8,7 @@ import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import { runFluidScenario } from './fluid-run.js';
 import { runPacket } from './packet-run.js';
 import { buildPacketReport } from './report.js';
-import { validateScenario } from './scenario.js';
+import { locatorOf, validateScenario } from './scenario.js';
 import type { Scenario } from './scenario-schema.js';
 
 export type SimMode = 'packet' | 'fluid';
@@ -24,7 +24,7 @@ export interface RunScenarioOptions {
 export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): ResultEnvelope {
   const mode = options.mode ?? 'packet';
   const seed = options.seed ?? scenario.seed ?? 1;
-  const topology = validateScenario(scenario);
+  const topology = validateScenario(scenario, locatorOf(scenario), { mode });
   const inputs = {
     scenario: scenario.name,
     mode,

@@ -8,10 +8,23 @@ import { defaultPfcResponseDelayNs, pfcHeadroomBoundBytes } from './net/headroom
 import { roceWireBytes, tcpWireBytes } from './net/wire.js';
 import { scenarioSchema, type Scenario } from './scenario-schema.js';
 import { buildTopology, type Topology, type TopologySpec } from './topo/index.js';
+import { checkWork, type WorkMode } from './work-estimate.js';
 
 export type Locate = (path: readonly (string | number)[]) => SourceLocation;
 
 const noLocation: Locate = () => ({ file: 'scenario', line: 1, col: 1 });
+
+/** Where each loaded scenario's fields sit in its file, so later checks (runScenario's) can say. */
+const locators = new WeakMap<Scenario, Locate>();
+
+export function locatorOf(scenario: Scenario): Locate {
+  return locators.get(scenario) ?? noLocation;
+}
+
+export interface ScenarioCheckOptions {
+  /** The mode the scenario will run in: its work is estimated against that mode's limits (default packet). */
+  mode?: WorkMode;
+}
 
 export function topologySpecOf(scenario: Scenario): TopologySpec {
   const t = scenario.topology;
@@ -59,13 +72,15 @@ export function headroomBounds(scenario: Scenario, topology: Topology): Float64A
   return bounds;
 }
 
-export function validateScenario(scenario: Scenario, locate: Locate = noLocation): Topology {
+export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(scenario), options: ScenarioCheckOptions = {}): Topology {
   const fail = (path: (string | number)[], message: string): never => {
     throw semanticError(locate(path), path, message);
   };
   const t = scenario.topology;
   if (t.kind === 'leaf-spine' && t.hostsPerLeaf > t.hosts) fail(['topology', 'hostsPerLeaf'], `is ${t.hostsPerLeaf}, more than the ${t.hosts} hosts`);
   if (t.kind === 'fat-tree' && (t.k % 2 !== 0 || t.k < 2)) fail(['topology', 'k'], `must be an even number of at least 2, got ${t.k}`);
+  // Before anything is built: a billion hosts must fail here, not while allocating them.
+  checkWork(scenario, options.mode ?? 'packet', locate);
   const topology = buildTopology(topologySpecOf(scenario));
   const hosts = topology.hostCount;
   const checkHost = (path: (string | number)[], host: number): void => {
@@ -146,15 +161,17 @@ export function validateScenario(scenario: Scenario, locate: Locate = noLocation
 }
 
 /** Parse and check scenario text; `file` names it in error messages. */
-export function parseScenario(text: string, file: string): Scenario {
+export function parseScenario(text: string, file: string, options: ScenarioCheckOptions = {}): Scenario {
   const loaded = parseYaml(text, file, scenarioSchema);
-  validateScenario(loaded.value, loaded.locate);
+  locators.set(loaded.value, loaded.locate);
+  validateScenario(loaded.value, loaded.locate, options);
   return loaded.value;
 }
 
-export function loadScenario(path: string): Scenario {
+export function loadScenario(path: string, options: ScenarioCheckOptions = {}): Scenario {
   const loaded = loadYamlFile(path, scenarioSchema);
-  validateScenario(loaded.value, loaded.locate);
+  locators.set(loaded.value, loaded.locate);
+  validateScenario(loaded.value, loaded.locate, options);
   return loaded.value;
 }
 

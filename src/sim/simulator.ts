@@ -58,7 +58,7 @@ export class Simulator extends PacketNetwork implements SimContext {
     conn.messageTags.push(tag);
     conn.messageOfferedPs.push(this.now);
     this.offeredBytes += bytes;
-    if (conn.firstSendPs < 0) conn.pausedAtStartPs = this.pausedOnRoute(conn);
+    if (conn.firstOfferPs < 0) conn.firstOfferPs = this.now;
     this.kickHost(conn.src);
   }
 
@@ -82,7 +82,6 @@ export class Simulator extends PacketNetwork implements SimContext {
       const start = i === 0 ? 0 : (ends[i - 1] as number);
       this.deliveredBytes += end - start;
       this.messageFctPs.push(this.now - (conn.messageOfferedPs[i] as number));
-      if (conn.messageHead === ends.length) conn.pausedExposurePs += this.pausedOnRoute(conn) - conn.pausedAtStartPs;
       this.listeners[this.connListener[conn.id] as number]?.onMessage(conn, conn.messageTags[i] as number, this.now);
     }
   }
@@ -117,7 +116,12 @@ export class Simulator extends PacketNetwork implements SimContext {
     let checkEvery = 0;
     while (q.pop()) {
       const time = q.time;
-      if (time > maxTimePs) return 'time-limit';
+      if (time > maxTimePs) {
+        // Nothing happens between the last event and maxTime: the state there is the state now.
+        this.now = maxTimePs;
+        this.sample();
+        return 'time-limit';
+      }
       this.now = time;
       this.events++;
       const type = q.type;

@@ -10,6 +10,15 @@ function text(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Only finished iterations have times: a cut-short collective says how many finished. */
+function collectiveDetail(w: Record<string, unknown>): string {
+  const times = w.iterationTimeUs as number[];
+  const progress = w.completed === false ? `${text(w.iterationsCompleted)} of ${text(w.iterations)} iterations finished` : '';
+  if (times.length === 0) return progress;
+  const figures = `iteration ${fmt(times[0], 1)} us, busbw ${fmt(w.busbwGBps)} GB/s, straggler ${fmt(w.stragglerPenaltyUs, 1)} us`;
+  return progress ? `${progress}; ${figures}` : figures;
+}
+
 export function renderSimText(result: ResultEnvelope): string {
   const m = result.metrics;
   const inputs = result.inputs;
@@ -19,13 +28,15 @@ export function renderSimText(result: ResultEnvelope): string {
   const rows: [string, unknown][] = [
     ['status', m.status],
     ['goodput (Gb/s)', fmt(m.goodputGbps, 3)],
-    ['completion time (us)', fmt(m.completionTimeUs, 1)],
+    ['completion time (us)', m.completed === false ? `not finished (stopped at ${fmt(m.simulatedTimeUs, 1)} us)` : fmt(m.completionTimeUs, 1)],
     ['drops', m.drops],
     ['lossless drops', m.losslessDrops],
     ['retransmitted packets', m.retransmittedPackets],
     ['timeouts', m.timeouts],
     ['ECN marks / CNPs', `${fmt(m.ecnMarks, 0)} / ${fmt(m.cnps, 0)}`],
-    ['PFC pause frames / paused time (us)', `${fmt(m.pauseFrames, 0)} / ${fmt(m.pausedTimeUs, 1)}`],
+    ['PFC pause frames', fmt(m.pauseFrames, 0)],
+    ['time any link was paused (us)', fmt(m.pausedTimeUs, 1)],
+    ['paused time summed over links (link-us)', fmt(m.pausedLinkUs, 1)],
     ['peak queue (bytes)', fmt(m.peakQueueBytes, 0)],
     ['events', fmt(m.events, 0)],
   ];
@@ -37,9 +48,9 @@ export function renderSimText(result: ResultEnvelope): string {
     for (const w of workloads) {
       const detail =
         w.iterationTimeUs !== undefined
-          ? `iteration ${fmt((w.iterationTimeUs as number[])[0], 1)} us, busbw ${fmt(w.busbwGBps)} GB/s, straggler ${fmt(w.stragglerPenaltyUs, 1)} us`
+          ? collectiveDetail(w)
           : w.roundsCompleted !== undefined
-            ? `${text(w.senders)} senders, ${text(w.roundsCompleted)} rounds, ${text(w.timeouts)} timeouts`
+            ? `${text(w.senders)} senders, ${w.completed === false ? `${text(w.roundsCompleted)} of ${text(w.rounds)}` : text(w.roundsCompleted)} rounds, ${text(w.timeouts)} timeouts`
             : `${text(w.flowsCompleted)}/${text(w.flows)} flows done`;
       table.push([text(w.name), text(w.kind), fmt(w.goodputGbps, 3), detail]);
     }

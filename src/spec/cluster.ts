@@ -1,11 +1,13 @@
 /** A cluster: how many nodes of which GPU, joined by which fabric and topology. */
 import { z } from 'zod';
+import { presetOrInline, specObject } from './strict-object.js';
 import { FabricSchema } from './fabric.js';
 import { GpuSchema } from './gpu.js';
+import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from './limits.js';
 
 export const TopologySchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('single-switch') }),
-  z.object({
+  specObject({ kind: z.literal('single-switch') }),
+  specObject({
     kind: z.literal('leaf-spine'),
     /** Downlink to uplink bandwidth ratio at the leaf: 1 is non-blocking, 2 means 2:1. */
     oversubscription: z.number().min(1).default(1),
@@ -15,19 +17,19 @@ export const TopologySchema = z.discriminatedUnion('kind', [
 ]);
 export type ClusterTopology = z.infer<typeof TopologySchema>;
 
-export const IntraNodeSchema = z.object({
+export const IntraNodeSchema = specObject({
   kind: z.enum(['nvlink', 'pcie']).default('nvlink'),
   /** Overrides the GPU preset's NVLink or PCIe bandwidth (GB/s per GPU, one direction). */
   bandwidthGBps: z.number().positive().optional(),
 });
 
-export const ClusterSchema = z.object({
-  nodes: z.number().int().positive(),
-  gpusPerNode: z.number().int().positive().default(8),
+export const ClusterSchema = specObject({
+  nodes: z.number().int().positive().max(MAX_NODES, `expected at most ${MAX_NODES} nodes`),
+  gpusPerNode: z.number().int().positive().max(MAX_GPUS_PER_NODE, `expected at most ${MAX_GPUS_PER_NODE} GPUs per node`).default(8),
   /** Defaults to one NIC per GPU, as on DGX/HGX systems. */
-  nicsPerNode: z.number().int().positive().optional(),
-  gpu: z.union([z.string().min(1), GpuSchema]).default('h100-sxm'),
-  fabric: z.union([z.string().min(1), FabricSchema]).default('roce-400g'),
+  nicsPerNode: z.number().int().positive().max(MAX_NICS_PER_NODE, `expected at most ${MAX_NICS_PER_NODE} NICs per node`).optional(),
+  gpu: presetOrInline('GPU', GpuSchema).default('h100-sxm'),
+  fabric: presetOrInline('fabric', FabricSchema).default('roce-400g'),
   intraNode: IntraNodeSchema.default({ kind: 'nvlink' }),
   topology: TopologySchema.default({ kind: 'single-switch' }),
   /** Defaults to what the fabric allows. */

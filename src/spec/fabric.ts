@@ -3,12 +3,13 @@
  * Every field is a property users can look up on a datasheet or measure; presets cite their source.
  */
 import { z } from 'zod';
+import { specObject } from './strict-object.js';
 
 export const TransportSchema = z.enum(['tcp', 'roce', 'ib']);
 export type Transport = z.infer<typeof TransportSchema>;
 
 /** TCP-only behaviour: what the kernel stack and the socket transport do to throughput and tails. */
-export const TcpBehaviourSchema = z.object({
+export const TcpBehaviourSchema = specObject({
   /** Throughput one TCP stream sustains, bounded by one core's copy and protocol work (Gb/s). */
   perStreamGbps: z.number().positive(),
   /** Streams NCCL's socket transport opens per peer: NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD x channels. */
@@ -24,7 +25,7 @@ export const TcpBehaviourSchema = z.object({
 });
 export type TcpBehaviour = z.infer<typeof TcpBehaviourSchema>;
 
-export const FabricSchema = z.object({
+export const FabricSchema = specObject({
   id: z.string().min(1),
   name: z.string().min(1),
   transport: TransportSchema,

@@ -1,7 +1,8 @@
 /** An accelerator: compute peak, memory and the links that feed it. */
 import { z } from 'zod';
+import { specObject } from './strict-object.js';
 
-export const GpuSchema = z.object({
+export const GpuSchema = specObject({
   id: z.string().min(1),
   name: z.string().min(1),
   /** Dense (no sparsity) BF16 tensor-core peak (TFLOP/s). */

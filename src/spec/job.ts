@@ -1,9 +1,10 @@
 /** A training job: model, parallelism and batch on a cluster. */
 import { z } from 'zod';
+import { presetOrInline, specObject } from './strict-object.js';
 import { ClusterSchema } from './cluster.js';
 import { ModelSchema } from './model-spec.js';
 
-export const ParallelismSchema = z.object({
+export const ParallelismSchema = specObject({
   /** Data-parallel degree; derived from the GPU count when absent. */
   dp: z.number().int().positive().optional(),
   tp: z.number().int().positive().default(1),
@@ -12,7 +13,7 @@ export const ParallelismSchema = z.object({
   ep: z.number().int().positive().default(1),
 });
 
-export const StragglerSchema = z.object({
+export const StragglerSchema = specObject({
   /** Coefficient of variation of each rank's communication time (OS noise, link jitter). */
   jitterCv: z.number().min(0).max(2).default(0.03),
   method: z.enum(['order-statistics', 'monte-carlo']).default('order-statistics'),
@@ -20,10 +21,10 @@ export const StragglerSchema = z.object({
   seed: z.number().int().default(1),
 });
 
-export const JobSchema = z.object({
+export const JobSchema = specObject({
   name: z.string().default('job'),
   cluster: ClusterSchema,
-  model: z.union([z.string().min(1), ModelSchema]),
+  model: presetOrInline('model', ModelSchema),
   parallelism: ParallelismSchema.default({ tp: 1, pp: 1, cp: 1, ep: 1 }),
   /** none: DDP; zero1/zero2: optimizer (and gradient) states sharded; zero3 and fsdp: parameters sharded too. */
   sharding: z.enum(['none', 'zero1', 'zero2', 'zero3', 'fsdp']).default('none'),

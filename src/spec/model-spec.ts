@@ -1,7 +1,8 @@
 /** A transformer model's shape: what sets its FLOPs, parameter count and the size of what it exchanges. */
 import { z } from 'zod';
+import { specObject } from './strict-object.js';
 
-export const ModelSchema = z.object({
+export const ModelSchema = specObject({
   id: z.string().min(1),
   name: z.string().min(1),
   layers: z.number().int().positive(),

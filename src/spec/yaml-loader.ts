@@ -3,10 +3,10 @@
  * Syntax errors come from the yaml parser; schema problems from zod, located through the YAML node
  * at the issue's path (or its nearest existing parent when the field is missing).
  */
-import { readFileSync } from 'node:fs';
-import { LineCounter, isCollection, parseDocument, type Document } from 'yaml';
+import { LineCounter, isAlias, isCollection, parseDocument, visit, type Document, type YAMLError } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../core/errors.js';
+import { readInputFile } from '../core/read-input.js';
 
 export interface SourceLocation {
   file: string;
@@ -44,12 +44,85 @@ function makeLocator(file: string, document: Document, lines: LineCounter) {
   };
 }
 
+/** Spec files are refused above this size: the largest example is a few KiB; 4 MiB leaves room for generated ones. */
+const MAX_SPEC_FILE_BYTES = 4 * 1024 * 1024;
+
+/** A spec file's text; FIFOs, devices and oversized files are refused with one line naming the file (exit 2). */
 export function readTextFile(path: string): string {
+  return readInputFile(path, { maxBytes: MAX_SPEC_FILE_BYTES });
+}
+
+/**
+ * The innermost `[` or `{` still open at `end`, skipping quoted scalars and comments. The yaml parser
+ * reports an unclosed flow collection where it gave up (often the next line's start); users need the
+ * bracket they left open.
+ */
+function unclosedOpener(text: string, end: number, opener: '[' | '{'): number | undefined {
+  const open: { char: string; at: number }[] = [];
+  let quote: string | undefined;
+  for (let i = 0; i < end; i++) {
+    const char = text[i]!;
+    const previous = i === 0 ? '\n' : text[i - 1]!;
+    if (quote !== undefined) {
+      if (char === '\\' && quote === '"') i++;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '#' && /\s/.test(previous)) {
+      const newline = text.indexOf('\n', i);
+      i = newline === -1 ? end : newline;
+    } else if ((char === '"' || char === "'") && /[\s[{,:]/.test(previous)) quote = char;
+    else if (char === '[' || char === '{') open.push({ char, at: i });
+    else if (char === ']' || char === '}') open.pop();
+  }
+  for (let index = open.length - 1; index >= 0; index--) if (open[index]!.char === opener) return open[index]!.at;
+  return undefined;
+}
+
+function syntaxProblem(file: string, text: string, error: YAMLError, lines: LineCounter): string {
+  const message = error.message.split('\n')[0] ?? error.message;
+  // With prettyErrors off the yaml package leaves linePos unset: locate the error's offset ourselves.
+  let position = error.linePos?.[0] ?? lines.linePos(error.pos[0]);
+  const closing = /end with a ([\]}])/.exec(message)?.[1];
+  if (closing !== undefined) {
+    const at = unclosedOpener(text, error.pos[0], closing === ']' ? '[' : '{');
+    if (at !== undefined) {
+      position = lines.linePos(at);
+      return `${file}:${position.line}:${position.col} unclosed ${closing === ']' ? '[' : '{'}: ${message}`;
+    }
+  }
+  return `${file}:${position.line}:${position.col} ${message}`;
+}
+
+/**
+ * Aliases a file may expand. The yaml package's own default (100, its `maxAliasCount`) already stops
+ * a "billion laughs" file; we name it so the refusal is ours, located and immediate.
+ */
+const MAX_ALIAS_COUNT = 100;
+
+function firstAliasLocation(file: string, document: Document, lines: LineCounter): SourceLocation {
+  let found: SourceLocation | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      if (!isAlias(node) || !node.range) return undefined;
+      const position = lines.linePos(node.range[0]);
+      found = { file, line: position.line, col: position.col };
+      return visit.BREAK;
+    },
+  });
+  return found ?? { file, line: 1, col: 1 };
+}
+
+/** The document's value as plain JS; an alias bomb is refused at its first alias instead of filling memory. */
+function toPlainValue(file: string, document: Document, lines: LineCounter): unknown {
   try {
-    return readFileSync(path, 'utf8');
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new InputError(`${path}: cannot read file (${reason})`);
+    if (error instanceof ReferenceError || (error instanceof Error && /alias/i.test(error.message))) {
+      const where = firstAliasLocation(file, document, lines);
+      throw new InputError(`${where.file}:${where.line}:${where.col} too many alias expansions (more than ${MAX_ALIAS_COUNT}; an alias bomb?)`);
+    }
+    throw error;
   }
 }
 
@@ -58,16 +131,13 @@ export function parseYaml<S extends z.ZodType>(text: string, file: string, schem
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems: string[] = [];
-  for (const error of document.errors) {
-    const position = error.linePos?.[0] ?? { line: 1, col: 1 };
-    problems.push(`${file}:${position.line}:${position.col} ${error.message.split('\n')[0] ?? error.message}`);
-  }
+  for (const error of document.errors) problems.push(syntaxProblem(file, text, error, lines));
   if (problems.length > 0) throw new InputError(problems.join('\n'));
   const locate = makeLocator(file, document, lines);
   if (document.contents !== null && !isCollection(document.contents)) {
     throw new InputError(`${file}:1:1 (root): expected a mapping of fields, found a plain value`);
   }
-  const result = schema.safeParse(document.toJS() ?? {});
+  const result = schema.safeParse(toPlainValue(file, document, lines) ?? {});
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');

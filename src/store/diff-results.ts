@@ -7,6 +7,7 @@
 import { InputError } from '../core/errors.js';
 import type { ResultEnvelope } from '../core/envelope.js';
 import { bandwidthCurves, type BandwidthCurve } from '../report/index.js';
+import { sameKind } from './result-kinds.js';
 
 /** busbw falling by more than this fraction at one size is a regression (nccl-tests run-to-run noise is ~1-3%). */
 export const BUSBW_REGRESSION_THRESHOLD = 0.05;
@@ -107,15 +108,34 @@ function compareCurves(curveA: BandwidthCurve, curveB: BandwidthCurve): BusbwCom
   return comparisons;
 }
 
+function describeCurves(curves: BandwidthCurve[]): string {
+  if (curves.length === 0) return 'no busbw curve';
+  return curves
+    .map((curve) => {
+      const sizes = curve.points.map((point) => point.sizeBytes);
+      return sizes.length === 0 ? `${curve.op} with no sizes` : `${curve.op} ${Math.min(...sizes)} to ${Math.max(...sizes)} B`;
+    })
+    .join(', ');
+}
+
 export function diffResults(a: ResultEnvelope<unknown>, b: ResultEnvelope<unknown>): ResultDiff {
-  if (a.kind !== b.kind) {
+  if (!sameKind(a.kind, b.kind)) {
     throw new InputError(`cannot diff a ${a.kind} result with a ${b.kind} result: diff compares two results of the same kind`);
   }
-  const busbw = pairCurves(bandwidthCurves(a), bandwidthCurves(b)).flatMap(([curveA, curveB]) => compareCurves(curveA, curveB));
+  const curvesA = bandwidthCurves(a);
+  const curvesB = bandwidthCurves(b);
+  const busbw = pairCurves(curvesA, curvesB).flatMap(([curveA, curveB]) => compareCurves(curveA, curveB));
+  // Bandwidth results with no op and size in common compare nothing: saying "no regression" would be a wrong answer.
+  if ((curvesA.length > 0 || curvesB.length > 0) && busbw.length === 0) {
+    throw new InputError(`cannot diff these ${a.kind} results: no op and message size is in both (first: ${describeCurves(curvesA)}; second: ${describeCurves(curvesB)})`);
+  }
   const numbersA = new Map<string, number>();
   const numbersB = new Map<string, number>();
   flattenNumbers(a.metrics, '', numbersA);
   flattenNumbers(b.metrics, '', numbersB);
+  if (busbw.length === 0 && ![...numbersA.keys()].some((path) => numbersB.has(path))) {
+    throw new InputError(`cannot diff these ${a.kind} results: they share no numeric metric (${numbersA.size} and ${numbersB.size} metric(s), none at the same place)`);
+  }
   const changes: MetricChange[] = [];
   let unchangedMetrics = 0;
   for (const [path, valueA] of numbersA) {

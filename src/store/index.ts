@@ -1,5 +1,6 @@
 /** The results store: SQLite with versioned migrations; runs saved with `--save`, read by runs, report and serve. */
-export { RunStore, saveResult, listRuns, getRun, parseRunId } from './run-store.js';
+export { RunStore, CorruptRunError, saveResult, listRuns, getRun, parseRunId } from './run-store.js';
+export { KNOWN_RESULT_KINDS, normaliseKind, sameKind, checkKindFilter } from './result-kinds.js';
 export type { RunSummary, StoredRun, ListRunsFilter } from './run-store.js';
 export { resolveDbPath, openDatabase, migrate } from './open-store.js';
 export type { OpenStoreOptions, SqliteDatabase } from './open-store.js';

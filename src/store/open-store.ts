@@ -4,10 +4,11 @@
  * clear stop when the file was written by a newer aifabric. better-sqlite3 is loaded here, on first
  * use, so neither `aifabric --help` nor `import 'aifabric'` pays for the native module.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { EnvironmentError, InputError } from '../core/errors.js';
+import { checkOutputFile } from '../core/output-path.js';
 import { VERSION } from '../version.js';
 import { LATEST_STORE_VERSION, MIGRATIONS, STORE_APPLICATION_ID } from './migrations.js';
 
@@ -116,7 +117,11 @@ export function openDatabase(path: string, options: OpenStoreOptions = {}): Sqli
       return openDatabaseOnce(path, options);
     } catch (error) {
       const cause = (error as { cause?: unknown }).cause ?? error;
-      if (!isBusy(cause) || Date.now() >= deadline) throw error;
+      if (!isBusy(cause)) throw error;
+      // Bounded: past the busy timeout the lock holder is stuck or long-running; say so (exit 3).
+      if (Date.now() >= deadline) {
+        throw new EnvironmentError(`${path}: the results database stayed locked by another process for ${(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS) / 1000} s`, { cause });
+      }
       // Synchronous back-off (the store API is synchronous, as better-sqlite3's is).
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(200, 10 * 2 ** Math.min(attempt, 4)));
     }
@@ -127,6 +132,9 @@ function openDatabaseOnce(path: string, options: OpenStoreOptions): SqliteDataba
   if (options.mustExist && !existsSync(path)) {
     throw new InputError(`no results database at ${path} (save results with --save, or point --db / AIFABRIC_DB at one)`);
   }
+  if (options.mustExist && statSync(path).isDirectory()) throw new InputError(`${path}: a folder, not a results database`);
+  // A writer may create the file but never its folder: a missing or unwritable folder is one clear line (exit 2 or 3), not SQLite's own error.
+  if (!options.mustExist && path !== ':memory:') checkOutputFile(path, { createParents: false });
   const Database = loadDriver();
   const timeout = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: SqliteDatabase | undefined;

@@ -6,6 +6,7 @@
 import { InputError } from '../core/errors.js';
 import type { ResultEnvelope } from '../core/envelope.js';
 import { describeRun } from '../report/index.js';
+import { normaliseKind } from './result-kinds.js';
 import { openDatabase, storeError, type OpenStoreOptions, type SqliteDatabase } from './open-store.js';
 
 export interface RunSummary {
@@ -56,6 +57,31 @@ function checkEnvelope(envelope: unknown): asserts envelope is ResultEnvelope<un
   if (typeof record.createdAt !== 'string') throw new InputError(`cannot save ${record.kind} result: missing createdAt`);
 }
 
+/** A saved row whose envelope no longer reads back (a hand-edited or damaged database): exit 2, naming the row. */
+export class CorruptRunError extends InputError {
+  readonly runId: number;
+
+  constructor(path: string, id: number, reason: string) {
+    super(`run ${id} in ${path} is corrupt: its saved envelope ${reason}`);
+    this.name = 'CorruptRunError';
+    this.runId = id;
+  }
+}
+
+function readSavedEnvelope(path: string, id: number, json: string): ResultEnvelope {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch (error) {
+    throw new CorruptRunError(path, id, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const record = parsed as Partial<ResultEnvelope> | null;
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new CorruptRunError(path, id, 'is not a JSON object');
+  if (typeof record.kind !== 'string') throw new CorruptRunError(path, id, 'has no kind');
+  if (typeof record.metrics !== 'object' || record.metrics === null) throw new CorruptRunError(path, id, 'has no metrics');
+  return record as ResultEnvelope;
+}
+
 /** Parses `7` or `#7`; anything else is a usage error naming what was given. */
 export function parseRunId(text: string): number {
   const match = /^\s*#?(\d+)\s*$/.exec(text);
@@ -98,11 +124,12 @@ export class RunStore {
   }
 
   list(filter: ListRunsFilter = {}): RunSummary[] {
-    const where = filter.kind !== undefined ? 'WHERE kind = @kind' : '';
+    // Either spelling of a kind matches (bench.tcp, bench-tcp): see result-kinds.ts.
+    const where = filter.kind !== undefined ? "WHERE lower(replace(kind, '-', '.')) = @kind" : '';
     const limit = filter.limit !== undefined ? 'LIMIT @limit' : '';
     const rows = this.db
       .prepare(`SELECT id, kind, created_at, saved_at, tool_version, label FROM runs ${where} ORDER BY id DESC ${limit}`)
-      .all({ ...(filter.kind !== undefined ? { kind: filter.kind } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) }) as RunRow[];
+      .all({ ...(filter.kind !== undefined ? { kind: normaliseKind(filter.kind) } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) }) as RunRow[];
     return rows.map(toSummary);
   }
 
@@ -111,7 +138,13 @@ export class RunStore {
       .prepare('SELECT id, kind, created_at, saved_at, tool_version, label, envelope FROM runs WHERE id = ?')
       .get(id) as (RunRow & { envelope: string }) | undefined;
     if (!row) return undefined;
-    return { ...toSummary(row), envelope: JSON.parse(row.envelope) as ResultEnvelope };
+    return { ...toSummary(row), envelope: readSavedEnvelope(this.path, row.id, row.envelope) };
+  }
+
+  /** The id of a saved run whose envelope is exactly this one (same JSON), if any: `runs import` skips those. */
+  findIdentical(envelope: ResultEnvelope<unknown>): number | undefined {
+    const row = this.db.prepare('SELECT id FROM runs WHERE kind = ? AND created_at = ? AND envelope = ? ORDER BY id LIMIT 1').get(envelope.kind, envelope.createdAt, JSON.stringify(envelope)) as { id: number } | undefined;
+    return row?.id;
   }
 
   /** Like get, but a missing id is bad input (exit 2) that names the database. */
@@ -122,7 +155,7 @@ export class RunStore {
   }
 
   count(kind?: string): number {
-    const row = kind === undefined ? this.db.prepare('SELECT count(*) AS n FROM runs').get() : this.db.prepare('SELECT count(*) AS n FROM runs WHERE kind = ?').get(kind);
+    const row = kind === undefined ? this.db.prepare('SELECT count(*) AS n FROM runs').get() : this.db.prepare("SELECT count(*) AS n FROM runs WHERE lower(replace(kind, '-', '.')) = ?").get(normaliseKind(kind));
     return (row as { n: number }).n;
   }
 

@@ -10,6 +10,10 @@ export const SUBNET_PREFIX = '10.99.0.';
 export const PREFIX_LENGTH = 24;
 export const MAX_HOSTS = 250;
 export const TESTBED_MASTER_PORT = 29500;
+/** Fastest port a testbed emulates: 800 Gb/s, the fastest Ethernet rate standardised (IEEE 802.3df-2024). */
+export const MAX_RATE_BPS = 800e9;
+/** Largest bfifo buffer: tc's `limit` is a 32-bit byte count (struct tc_fifo_qopt, linux/pkt_sched.h). */
+export const MAX_BUFFER_BYTES = 2 ** 32 - 1;
 
 export function validateName(name: string): string {
   // Short and plain: it becomes part of namespace names and is matched by pattern on `down`.
@@ -23,6 +27,11 @@ export const hostNamespace = (name: string, index: number): string => `${name}-h
 export const switchNamespace = (name: string): string => `${name}-sw`;
 export const hostAddress = (index: number): string => `${SUBNET_PREFIX}${index + 1}`;
 export const switchPort = (index: number): string => `p${index}`;
+/** A faulty host's extra hop in the switch: `u{i}` carries its traffic into the bridge through its peer `b{i}`. */
+export const uplinkPort = (index: number): string => `u${index}`;
+export const bridgePort = (index: number): string => `b${index}`;
+/** The short host name of `--fault HOST:...`. */
+export const shortHostName = (index: number): string => `h${index}`;
 
 /** The host indexes of testbed `name` among the namespaces listed by `ip netns list`. */
 export function hostIndexes(name: string, namespaces: string[]): number[] {

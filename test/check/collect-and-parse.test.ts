@@ -93,6 +93,26 @@ describe('collectFromDir', () => {
     expect(collected.notes).toEqual(['topo: the captured tool failed or was missing ("bash: nvidia-smi: command not found"), skipped']);
   });
 
+  it('a stray capture-like file beside host folders is left out with a note, however many host folders there are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aifabric-from-'));
+    mkdirSync(join(dir, 'node-a'));
+    writeFileSync(join(dir, 'node-a', 'virt'), 'kvm\n');
+    writeFileSync(join(dir, 'generate.mjs'), fixture('check', 'qos', 'mellanox-doc2792-mlnx_qos-pfc-0267.txt'));
+    const collected = await collectFromDir(dir);
+    expect(collected.hosts.map((host) => [host.host, host.captures.map((capture) => capture.source)])).toEqual([['node-a', ['node-a/virt']]]);
+    expect(collected.notes).toEqual(["generate.mjs: reads as mlnx-qos output but sits beside the host folders (a host's captures go in its folder), ignored"]);
+  });
+
+  it('a host whose top level describes the machine keeps one machine-wide subfolder as its own (topo/)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aifabric-from-'));
+    mkdirSync(join(dir, 'topo'));
+    writeFileSync(join(dir, 'links'), fixture('check', 'healthy-roce', 'rdma_links.log'));
+    writeFileSync(join(dir, 'topo', 'topo-m.txt'), fixture('check', 'healthy-roce', 'topo-m.txt'));
+    const collected = await collectFromDir(dir);
+    expect(collected.hosts).toHaveLength(1);
+    expect(collected.hosts[0]!.captures.map((capture) => `${capture.source}=${capture.kind}`)).toEqual(['links=rdma-link', 'topo/topo-m.txt=nvidia-smi-topo']);
+  });
+
   it('a folder whose top level describes one machine is that host; its subfolders are its own (counters/)', async () => {
     const collected = await collectFromDir(join(fixturesDir, 'check', 'healthy-roce'));
     expect(collected.hosts.map((host) => host.host)).toEqual(['healthy-roce']);

@@ -149,3 +149,135 @@ describe('--save on every result-producing command', () => {
     expect(kinds).toEqual(['bench.tcp', 'collective', 'compare', 'parse', 'plan', 'scale', 'sim'].sort());
   });
 });
+
+describe('issue 9, model side: defects 3 and 16 and the Low items, through the built CLI', () => {
+  const firstLine = (result: CliRun): string => result.stderr.split('\n')[0] ?? '';
+  const writeJob = (text: string): string => {
+    const file = join(mkdtempSync(join(tmpdir(), 'aifabric-')), 'job.yaml');
+    writeFileSync(file, text);
+    return file;
+  };
+  const jobText = (cluster: string, top = ''): string =>
+    `name: t\ncluster:\n  nodes: 2\n${cluster}model: llama3-8b\nsequenceLength: 4096\nglobalBatchSize: 16\n${top}`;
+
+  it('defect 3: plan, compare and scale refuse `fabrik: tcp-100g` at its line, naming the key it meant', async () => {
+    const file = writeJob(jobText('  fabrik: tcp-100g\n'));
+    for (const args of [['plan', file], ['compare', file], ['scale', file, '--nodes', '1,2']]) {
+      const result = await run(args);
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(firstLine(result)).toBe(`aifabric: ${file}:4:11 cluster.fabrik: unknown key 'fabrik' (did you mean 'fabric'?)`);
+    }
+  });
+
+  it('defect 3: `computeEfficency: 0.9` is refused, not ignored', async () => {
+    const file = writeJob(jobText('', 'computeEfficency: 0.9\n'));
+    expectOneLineError(await run(['plan', file]), new RegExp(`^aifabric: ${escape(file)}:7:19 computeEfficency: unknown key 'computeEfficency' \\(did you mean 'computeEfficiency'\\?\\)$`));
+  });
+
+  it('defect 3: check --cluster refuses a misspelt fabric instead of judging against roce-400g', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'aifabric-')), 'cluster.yaml');
+    writeFileSync(file, 'nodes: 2\nfabrik: tcp-100g\n');
+    const result = await run(['check', '--from', join(root, 'test', 'fixtures', 'check', 'healthy-roce'), '--cluster', file]);
+    expectOneLineError(result, new RegExp(`^aifabric: ${escape(file)}:2:9 fabrik: unknown key 'fabrik' \\(did you mean 'fabric'\\?\\)$`));
+  });
+
+  it('Low: a partial inline GPU names each missing field with its file:line:col', async () => {
+    const file = writeJob(jobText('  gpu:\n    id: x\n    name: X\n    hbmGB: 80\n'));
+    const result = await run(['plan', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `aifabric: ${file}:5:5 cluster.gpu.bf16DenseTflops: missing field of the inline GPU (expected number)`,
+      `${file}:5:5 cluster.gpu.hbmBandwidthTBps: missing field of the inline GPU (expected number)`,
+      `${file}:5:5 cluster.gpu.nvlinkBandwidthGBps: missing field of the inline GPU (expected number)`,
+      `${file}:5:5 cluster.gpu.pcieGen: missing field of the inline GPU (expected number)`,
+    ]);
+  });
+
+  it('Low: a partial inline fabric names its missing field, never a bare "Invalid input"', async () => {
+    const file = writeJob(jobText('  fabric:\n    id: f\n    name: F\n    transport: roce\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n'));
+    expectOneLineError(await run(['plan', file]), new RegExp(`^aifabric: ${escape(file)}:5:5 cluster\\.fabric\\.lossless: missing field of the inline fabric \\(expected boolean\\)$`));
+  });
+
+  it('defect 16: a rate of 0 is refused', async () => {
+    for (const rate of ['0Gbps', '0GB/s', '0bps']) {
+      expectOneLineError(await run(['collective', '--alpha', '2us', '--bandwidth', rate]), new RegExp(`^aifabric: invalid rate for --bandwidth: "${escape(rate)}" \\(a rate must be above 0\\)$`));
+    }
+    expectOneLineError(await run(['collective', '--bandwidth', '0Gbps']), /^aifabric: invalid rate for --bandwidth: "0Gbps" \(a rate must be above 0\)$/);
+  });
+
+  it('defect 16: -f is a whole factor of at least 2, as nccl-tests', async () => {
+    for (const factor of ['1.0000001', '1.5', '1', '0', '2.5']) {
+      expectOneLineError(await run(['collective', '-f', factor]), new RegExp(`^aifabric: invalid value for -f: "${escape(factor)}" \\(expected a whole multiplication factor of at least 2`));
+    }
+    const rows = JSON.parse((await run(['collective', '-b', '8', '-e', '1K', '-f', '4', '--json'])).stdout).metrics.rows;
+    expect(rows.map((row: { sizeBytes: number }) => row.sizeBytes)).toEqual([8, 32, 128, 512]);
+  });
+
+  it('defect 16: -b above -e is exit 2; -i steps by a fixed increment; -f with -i is refused', async () => {
+    expectOneLineError(await run(['collective', '-b', '1M', '-e', '8']), /^aifabric: invalid sizes: -b 1048576 is above -e 8 \(expected -b <= -e\)$/);
+    expectOneLineError(await run(['collective', '-f', '2', '-i', '1M']), /^aifabric: -f and -i both set the step between sizes/);
+    expectOneLineError(await run(['collective', '-b', '0', '-e', '1G', '-i', '1']), /^aifabric: -b 0 -e 1073741824 -i 1 asks for 1073741825 sizes; the limit is 10000/);
+    const stepped = await run(['collective', '-b', '1M', '-e', '4M', '-i', '1M', '--json']);
+    expect(stepped.code).toBe(0);
+    expect(JSON.parse(stepped.stdout).metrics.rows.map((row: { sizeBytes: number }) => row.sizeBytes)).toEqual([1, 2, 3, 4].map((n) => n * 1024 ** 2));
+  });
+
+  it('defect 16: sizes are whole elements, with no row of size 0 unless -b 0 asks for it', async () => {
+    // all_gather on 2 x 8 = 16 ranks: a row needs 16 floats (64 bytes); 8, 16 and 32 bytes hold none.
+    const gather = JSON.parse((await run(['collective', '--op', 'all_gather', '-b', '8', '-e', '1K', '--json'])).stdout).metrics.rows;
+    expect(gather.map((row: { sizeBytes: number }) => row.sizeBytes)).toEqual([64, 128, 256, 512, 1024]);
+    expect(gather[0].count).toBe(1);
+    const odd = JSON.parse((await run(['collective', '-b', '5', '-e', '100', '-f', '3', '--json'])).stdout).metrics.rows;
+    expect(odd.map((row: { sizeBytes: number }) => row.sizeBytes)).toEqual([4, 12, 44]);
+    const zero = JSON.parse((await run(['collective', '-b', '0', '-e', '8', '--json'])).stdout).metrics.rows;
+    expect(zero.map((row: { sizeBytes: number }) => row.sizeBytes)).toEqual([0, 4, 8]);
+    expectOneLineError(await run(['collective', '--op', 'all_gather', '-b', '8', '-e', '32']), /^aifabric: no size from -b 8 to -e 32 holds a whole element: the smallest is 64 bytes \(4 bytes per element x 16 ranks for all_gather\)$/);
+  });
+
+  it('Low: a one-rank all_reduce is a local copy with busbw 0, not 162,688 GB/s', async () => {
+    const result = await run(['collective', '--nodes', '1', '--gpus-per-node', '1', '-b', '1M', '-e', '8G', '--json']);
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout).metrics.rows;
+    expect(rows.length).toBeGreaterThan(5);
+    for (const row of rows) {
+      expect(row.busbwGBps).toBe(0);
+      expect(row.algo).toBe('local');
+      expect(row.algbwGBps).toBeGreaterThan(0);
+      expect(row.algbwGBps).toBeLessThan(3350 / 2); // half the H100 SXM's 3.35 TB/s: a copy reads and writes
+    }
+    const text = await run(['collective', '--nodes', '1', '--gpus-per-node', '1', '-b', '1M', '-e', '1M']);
+    expect(text.stdout).toMatch(/^# one rank moves nothing over the network/m);
+    const broadcast = JSON.parse((await run(['collective', '--op', 'broadcast', '--nodes', '1', '--gpus-per-node', '1', '-b', '1G', '-e', '1G', '--json'])).stdout).metrics.rows[0];
+    expect(broadcast.busbwGBps).toBe(broadcast.algbwGBps); // nccl-tests' broadcast factor is 1 at any n
+  });
+
+  it('Low: an --algo that does not apply to the op is exit 2 for every op, naming those that do', async () => {
+    expectOneLineError(await run(['collective', '--op', 'broadcast', '--algo', 'tree']), /^aifabric: --algo tree does not apply to broadcast \(algorithms for broadcast: auto, ring\)$/);
+    expectOneLineError(await run(['collective', '--op', 'alltoall', '--algo', 'ring']), /^aifabric: --algo ring does not apply to alltoall: NCCL runs it as point-to-point sends \(algorithms for alltoall: auto\)$/);
+    expectOneLineError(await run(['collective', '--op', 'sendrecv', '--algo', 'hierarchical']), /^aifabric: --algo hierarchical does not apply to sendrecv: NCCL runs it as point-to-point sends \(algorithms for sendrecv: auto\)$/);
+    expectOneLineError(await run(['collective', '--op', 'all_gather', '--algo', 'tree']), /^aifabric: --algo tree does not apply to all_gather \(algorithms for all_gather: auto, ring, hierarchical\)$/);
+    expect((await run(['collective', '--op', 'broadcast', '--algo', 'ring', '-b', '1M', '-e', '1M'])).code).toBe(0);
+  });
+
+  it('Low: node counts take 1e3 and 1000 alike, up to a documented bound of 1,000,000', async () => {
+    const plain = JSON.parse((await run(['collective', '--nodes', '1000', '-b', '1M', '-e', '1M', '--json'])).stdout);
+    const exponent = JSON.parse((await run(['collective', '--nodes', '1e3', '-b', '1M', '-e', '1M', '--json'])).stdout);
+    expect(exponent.inputs.nodes).toBe(1000);
+    expect(exponent.metrics.rows).toEqual(plain.metrics.rows);
+    for (const nodes of ['1e9', '1000000000', '1000001']) {
+      expectOneLineError(await run(['collective', '--nodes', nodes]), new RegExp(`^aifabric: invalid value for --nodes: "${nodes}" \\(expected at most 1000000 nodes\\)$`));
+    }
+    expectOneLineError(await run(['collective', '--nodes', '1.5']), /^aifabric: invalid value for --nodes: "1.5" \(expected a whole number of at least 1\)$/);
+    expect((await run(['collective', '--help'])).stdout).toMatch(/--nodes <n>\s+number of nodes, 1 to 1000000/);
+    const job = join(root, 'examples', 'jobs', 'llama3-8b-fsdp-tcp.yaml');
+    expectOneLineError(await run(['plan', job, '--nodes', '1e9']), /^aifabric: invalid value for --nodes: "1e9" \(expected at most 1000000 nodes\)$/);
+    expectOneLineError(await run(['scale', job, '--nodes', '1..2000000']), /^aifabric: invalid value for --nodes: "1..2000000" \(expected at most 1000000 nodes\)$/);
+    const file = writeJob(jobText('').replace('nodes: 2', 'nodes: 1000000000'));
+    expectOneLineError(await run(['plan', file]), new RegExp(`^aifabric: ${escape(file)}:3:10 cluster\\.nodes: expected at most 1000000 nodes$`));
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

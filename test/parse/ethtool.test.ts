@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ethtoolParser, parseEthtool } from '../../src/parse/ethtool.js';
+import { parseEthtool } from '../../src/parse/ethtool.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'ethtool';
-
-describe('ethtool -S parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseEthtool(fixture.text)));
-  }
-});
 
 describe('ethtool -S parser: facts checked by hand against the text', () => {
   it('reads mlx5 link-level pause counters and their durations', () => {
@@ -54,10 +50,4 @@ describe('ethtool -S parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseEthtool(fixtureText('ibv-devinfo', 'deepep-issue60-plain-port-down.txt'))).toThrow(NotThisKindError);
   });
-});
-
-describe('ethtool -S parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(ethtoolParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(ethtoolParser, samples));
 });

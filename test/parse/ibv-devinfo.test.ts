@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ibvDevinfoParser, parseIbvDevinfo } from '../../src/parse/ibv-devinfo.js';
+import { parseIbvDevinfo } from '../../src/parse/ibv-devinfo.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'ibv-devinfo';
-
-describe('ibv_devinfo parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseIbvDevinfo(fixture.text)));
-  }
-});
 
 describe('ibv_devinfo parser: facts checked by hand against the text', () => {
   it('reads plain output: device fields and a port that is down', () => {
@@ -46,10 +42,4 @@ describe('ibv_devinfo parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseIbvDevinfo(fixtureText('rdma-link', '3fs-pr283-two-roce-links.txt'))).toThrow(NotThisKindError);
   });
-});
-
-describe('ibv_devinfo parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(ibvDevinfoParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(ibvDevinfoParser, samples));
 });

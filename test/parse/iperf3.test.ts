@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { iperf3Parser, parseIperf3 } from '../../src/parse/iperf3.js';
+import { parseIperf3 } from '../../src/parse/iperf3.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'iperf3';
-
-describe('iperf3 parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseIperf3(fixture.text)));
-  }
-});
 
 describe('iperf3 parser: facts checked by hand against the text', () => {
   it('reads a TCP client: intervals with Retr and Cwnd, sender and receiver totals', () => {
@@ -68,10 +64,4 @@ describe('iperf3 parser: facts checked by hand against the text', () => {
     expect(() => parseIperf3(fixtureText('perftest', 'wiki-ib_read_lat-mlx4-client.txt'))).toThrow(NotThisKindError);
     expect(() => parseIperf3('{"a": 1}')).toThrow(NotThisKindError);
   });
-});
-
-describe('iperf3 parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(iperf3Parser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(iperf3Parser, samples));
 });

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ncclEnvParser, parseNcclEnv } from '../../src/parse/nccl-env.js';
+import { parseNcclEnv } from '../../src/parse/nccl-env.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'nccl-env';
-
-describe('nccl-env parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseNcclEnv(fixture.text)));
-  }
-});
 
 describe('nccl-env parser: facts checked by hand against the text', () => {
   it('reads export lines and types NCCL_IB_HCA as a prefix list', () => {
@@ -67,10 +63,4 @@ describe('nccl-env parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseNcclEnv(fixtureText('sysctl', 'saphana-azure-anf-sysctl.conf'))).toThrow(NotThisKindError);
   });
-});
-
-describe('nccl-env parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(ncclEnvParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(ncclEnvParser, samples));
 });

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { nvidiaSmiTopoParser, parseNvidiaSmiTopo } from '../../src/parse/nvidia-smi-topo.js';
+import { parseNvidiaSmiTopo } from '../../src/parse/nvidia-smi-topo.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'nvidia-smi-topo';
-
-describe('nvidia-smi topo parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseNvidiaSmiTopo(fixture.text)));
-  }
-});
 
 describe('nvidia-smi topo parser: facts checked by hand against the text', () => {
   it('maps each GPU to its PIX NIC through the NIC legend (space-separated copy)', () => {
@@ -60,10 +56,4 @@ describe('nvidia-smi topo parser: facts checked by hand against the text', () =>
   it('refuses other tools’ outputs', () => {
     expect(() => parseNvidiaSmiTopo(fixtureText('perftest', 'notes-ib_send_bw-all-sizes-mlx4.txt'))).toThrow(NotThisKindError);
   });
-});
-
-describe('nvidia-smi topo parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(nvidiaSmiTopoParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(nvidiaSmiTopoParser, samples));
 });

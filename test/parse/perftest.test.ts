@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parsePerftest, perftestParser } from '../../src/parse/perftest.js';
+import { parsePerftest } from '../../src/parse/perftest.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'perftest';
-
-describe('perftest parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parsePerftest(fixture.text)));
-  }
-});
 
 describe('perftest parser: facts checked by hand against the text', () => {
   it('reads the -a table of two interleaved processes once, with MB/sec converted from 2^20 bytes', () => {
@@ -86,10 +82,4 @@ describe('perftest parser: facts checked by hand against the text', () => {
     expect(() => parsePerftest(fixtureText('iperf3', 'blog-tcp-client-1stream-12g.txt'))).toThrow(NotThisKindError);
     expect(() => parsePerftest('')).toThrow(NotThisKindError);
   });
-});
-
-describe('perftest parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(perftestParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(perftestParser, samples));
 });

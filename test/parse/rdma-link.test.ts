@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseRdmaLink, rdmaLinkParser } from '../../src/parse/rdma-link.js';
+import { parseRdmaLink } from '../../src/parse/rdma-link.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'rdma-link';
-
-describe('rdma link parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseRdmaLink(fixture.text)));
-  }
-});
 
 describe('rdma link parser: facts checked by hand against the text', () => {
   it('reads RoCE links with their netdev, skipping the shell prompt', () => {
@@ -42,10 +38,4 @@ describe('rdma link parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseRdmaLink(fixtureText('show-gids', 'ucx-pr9484-bond-vxlan.txt'))).toThrow(NotThisKindError);
   });
-});
-
-describe('rdma link parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(rdmaLinkParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(rdmaLinkParser, samples));
 });

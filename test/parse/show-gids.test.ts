@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseShowGids, showGidsParser } from '../../src/parse/show-gids.js';
+import { parseShowGids } from '../../src/parse/show-gids.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'show-gids';
-
-describe('show_gids parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseShowGids(fixture.text)));
-  }
-});
 
 describe('show_gids parser: facts checked by hand against the text', () => {
   it('reads rows with and without IPv4, and a row without netdev', () => {
@@ -41,10 +37,4 @@ describe('show_gids parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseShowGids(fixtureText('rdma-link', '3fs-pr283-two-roce-links.txt'))).toThrow(NotThisKindError);
   });
-});
-
-describe('show_gids parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(showGidsParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(showGidsParser, samples));
 });

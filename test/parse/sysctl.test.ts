@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseSysctl, sysctlParser } from '../../src/parse/sysctl.js';
+import { parseSysctl } from '../../src/parse/sysctl.js';
 import { NotThisKindError } from '../../src/parse/types.js';
-import { expectEveryCutParses, expectGolden, expectNeverThrows, fixtures, fixtureText } from './tool-output-fixtures.js';
+import { fixtureText } from './tool-output-fixtures.js';
+
+// Golden facts, never-throw, every-cut and refusal of other kinds: the shared suite, parser-suite.test.ts.
 
 const KIND = 'sysctl';
-
-describe('sysctl parser: golden facts of real outputs', () => {
-  for (const fixture of fixtures(KIND)) {
-    it(fixture.name, () => expectGolden(KIND, fixture.name, parseSysctl(fixture.text)));
-  }
-});
 
 describe('sysctl parser: facts checked by hand against the text', () => {
   it('types the TCP buffer settings of a tuning file', () => {
@@ -46,10 +42,4 @@ describe('sysctl parser: facts checked by hand against the text', () => {
   it('refuses other tools’ outputs', () => {
     expect(() => parseSysctl(fixtureText('nccl-env', 'flagai-run_multi.sh'))).toThrow(NotThisKindError);
   });
-});
-
-describe('sysctl parser: robustness', () => {
-  const samples = fixtures(KIND).map((fixture) => fixture.text);
-  it('never throws on garbage, truncations and mutations', () => expectNeverThrows(sysctlParser, samples));
-  it('parses every cut of every real output', () => expectEveryCutParses(sysctlParser, samples));
 });

@@ -4,7 +4,7 @@
  * fast-check property every parser must pass: garbage, truncations and mutations of the real
  * outputs never raise anything but NotThisKindError.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -108,4 +108,37 @@ export function expectEveryCutParses(parser: Parser, samples: string[]): void {
       parseSafely(parser, `${whole}\n${half.slice(0, Math.floor(half.length / 2))}`);
     }
   }
+}
+
+/** Real captures of kinds whose fixtures live elsewhere (check's published switch and NIC configurations). */
+const EXTRA_FIXTURES: Record<string, string[]> = {
+  'mlnx-qos': ['check/qos/mellanox-doc2792-mlnx_qos-pfc-0267.txt'],
+  'sonic-config-db': ['check/qos/sonic-rest-test-qos-config-azure-lossless.json'],
+};
+
+/**
+ * Every real output of a registered kind: test/fixtures/<kind>/ (goldens and SOURCES.md left out),
+ * the kind's extra fixtures, and the shared samples in ../shared/data/samples/<kind>/ (read in place).
+ */
+export function realOutputs(kind: string): Fixture[] {
+  const found: Fixture[] = [];
+  const folder = join(FIXTURES_ROOT, kind);
+  if (existsSync(folder)) {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (!entry.isFile() || entry.name === 'SOURCES.md' || entry.name.endsWith('.golden.json')) continue;
+      found.push({ name: `${kind}/${entry.name}`, path: join(folder, entry.name), text: readFileSync(join(folder, entry.name), 'utf8') });
+    }
+  }
+  for (const relativePath of EXTRA_FIXTURES[kind] ?? []) {
+    const path = join(FIXTURES_ROOT, relativePath);
+    found.push({ name: relativePath, path, text: readFileSync(path, 'utf8') });
+  }
+  const shared = join(SHARED_SAMPLES_ROOT, kind);
+  if (existsSync(shared)) {
+    for (const name of readdirSync(shared)) {
+      const path = join(shared, name);
+      if (statSync(path).isFile()) found.push({ name: `shared/${kind}/${name}`, path, text: readFileSync(path, 'utf8') });
+    }
+  }
+  return found.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,49 +1,16 @@
 /**
- * `mlnx_qos -i IFACE` (MLNX_OFED / DOCA, the mlnx_qos tool's "get" output): trust state, the
- * dscp2prio map, and the `PFC configuration:` block whose `enabled` row has one 0/1 per priority.
- * The layout is documented in NVIDIA's mlnx_qos community page and the MLNX_OFED QoS chapter.
+ * The mlnx_qos parser now lives in the parse room (kind `mlnx-qos`); this keeps check's older
+ * call shape, facts or null, for the rules and tests that use it.
  */
+import { NotThisKindError, parseMlnxQos as parseMlnxQosResult, type MlnxQosFacts } from '../../parse/index.js';
 
-export interface MlnxQosFacts {
-  interfaceName: string | null;
-  trust: 'pcp' | 'dscp' | null;
-  trustLine: number | null;
-  /** dscp -> priority, from the `prio:N dscp:..` lines; empty when not printed. */
-  dscpToPriority: Record<number, number>;
-  /** Priorities with PFC enabled; null when the PFC block is absent. */
-  pfcEnabled: number[] | null;
-  pfcLine: number | null;
-}
-
-export function looksLikeMlnxQos(text: string): boolean {
-  const head = text.slice(0, 64 * 1024);
-  return /^\s*PFC configuration:\s*$/m.test(head) && (/^\s*Priority trust state:/m.test(head) || /^\s*enabled(\s+[01]){8}\s*$/m.test(head));
-}
+export { looksLikeMlnxQos, type MlnxQosFacts } from '../../parse/index.js';
 
 export function parseMlnxQos(text: string): MlnxQosFacts | null {
-  if (!looksLikeMlnxQos(text)) return null;
-  const lines = text.split('\n');
-  const facts: MlnxQosFacts = { interfaceName: null, trust: null, trustLine: null, dscpToPriority: {}, pfcEnabled: null, pfcLine: null };
-  let inPfc = false;
-  lines.forEach((line, index) => {
-    const command = /mlnx_qos\s+(?:.*\s)?-i\s+(\S+)/.exec(line);
-    if (command && facts.interfaceName === null) facts.interfaceName = command[1] ?? null;
-    const trust = /^\s*Priority trust state:\s*(pcp|dscp)\b/i.exec(line);
-    if (trust) {
-      facts.trust = trust[1]!.toLowerCase() as 'pcp' | 'dscp';
-      facts.trustLine = index + 1;
-    }
-    const map = /^\s*prio:\s*(\d)\s+dscp:\s*([\d,\s]+)$/.exec(line);
-    if (map) {
-      for (const dscp of map[2]!.split(',').map((item) => item.trim()).filter((item) => item !== '')) facts.dscpToPriority[Number(dscp)] = Number(map[1]);
-    }
-    if (/^\s*PFC configuration:\s*$/.test(line)) inPfc = true;
-    const enabled = /^\s*enabled((?:\s+[01]){8})\s*$/.exec(line);
-    if (inPfc && enabled) {
-      facts.pfcEnabled = enabled[1]!.trim().split(/\s+/).flatMap((flag, priority) => (flag === '1' ? [priority] : []));
-      facts.pfcLine = index + 1;
-      inPfc = false;
-    }
-  });
-  return facts;
+  try {
+    return parseMlnxQosResult(text).facts;
+  } catch (error) {
+    if (error instanceof NotThisKindError) return null;
+    throw error;
+  }
 }

@@ -29,6 +29,13 @@ function checkSockets(host: HostCaptures, fabric: FabricSpec, findings: CheckFin
   const where = threadsVar ?? socksVar;
   const evidence = where ? evidenceAt(where.capture, where.line, shown) : `${env.source} ${shown}`;
   const base = { family: 'tcp' as const, ruleId: 'tcp.sockets', host: host.host, evidence, streams, neededStreams: needed };
+  if (threads < 1 || perThread < 1) {
+    // NCCL env docs: NCCL_SOCKET_NTHREADS accepts 1 to 16, NCCL_NSOCKS_PERTHREAD at least 1; no count of sockets is below 1.
+    const bad = threads < 1 ? `NCCL_SOCKET_NTHREADS=${threadsVar?.value ?? threads}` : `NCCL_NSOCKS_PERTHREAD=${socksVar?.value ?? perThread}`;
+    const badVar = threads < 1 ? threadsVar : socksVar;
+    findings.push({ ...base, streams: null, severity: 'error', evidence: badVar ? evidenceAt(badVar.capture, badVar.line, bad) : evidence, message: `${bad} is out of range: NCCL accepts 1 to 16 threads and at least 1 socket per thread`, remediation: `Set NCCL_SOCKET_NTHREADS (1 to 16) and NCCL_NSOCKS_PERTHREAD (1 or more) so their product is at least ${needed}, at most ${MAX_SOCKETS_PER_PEER}.` });
+    return;
+  }
   const unsetNote = threadsVar || socksVar ? '' : ' (unset: NCCL opens 1 x 1 except on AWS and GCP NICs, where it picks 2 x 8 and 4 x 1)';
   if (threads * perThread > MAX_SOCKETS_PER_PEER) {
     findings.push({ ...base, severity: 'warn', message: `${threads * perThread} sockets per peer is over NCCL's cap of ${MAX_SOCKETS_PER_PEER}: NCCL lowers NCCL_NSOCKS_PERTHREAD to ${Math.floor(MAX_SOCKETS_PER_PEER / threads)} and opens ${streams}`, remediation: `Set a product of at most ${MAX_SOCKETS_PER_PEER} so the configuration says what runs, e.g. NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=${Math.min(16, Math.max(1, Math.ceil(needed / 4)))}.` });

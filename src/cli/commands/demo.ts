@@ -1,35 +1,57 @@
 /** `aifabric demo`: the built-in example end to end, results written as JSON (and a report) into a folder. */
 import { Command } from '@commander-js/extra-typings';
+import { DB_OPTION_HELP } from '../store-options.js';
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('run the built-in example: Llama-3-70B-class job on 8 x H100 nodes, TCP vs RoCE vs InfiniBand, 1 to 128 nodes')
     .option('--out <dir>', 'folder for the JSON results (created if missing)', 'aifabric-out')
-    .option('--json', 'print the comparison envelope as JSON instead of tables')
+    .option('--json', 'print the envelopes it wrote, as one JSON array (what `runs import` and `report --input` read), instead of tables')
+    .option('--save', 'record every result it wrote in the results database (list with `aifabric runs list`)')
+    .option('--db <path>', DB_OPTION_HELP)
     .action(async (options) => {
       const path = await import('node:path');
       const { runDemo } = await import('../../demo/demo.js');
-      const { writeFileAtomic } = await import('../../core/atomic-write.js');
+      const { prepareOutputFolder, removeFolders, writeOutputFile } = await import('../../core/output-path.js');
+      const { rmSync } = await import('node:fs');
       const { toJson } = await import('../emit.js');
       const { renderCompareText, renderScaleText } = await import('../render/plan-text.js');
-      const results = runDemo();
+      // Checked (and created) before the work; on a failure part-way, what this run wrote is removed again.
+      const createdFolders = prepareOutputFolder(options.out);
       const written: string[] = [];
-      const write = (name: string, value: unknown): void => {
-        const file = path.join(options.out, name);
-        writeFileAtomic(file, toJson(value));
-        written.push(file);
-      };
-      write('compare.json', results.compare);
-      write('scale.json', results.scale);
-      for (const collective of results.collectives) write(`collective-${String(collective.inputs.fabric)}.json`, collective);
-      // The report needs vega: imported here only, so other commands never load it.
-      const { renderReport } = await import('../../report/index.js');
-      const reportPath = path.join(options.out, 'report.html');
-      writeFileAtomic(reportPath, await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' }));
-      written.push(reportPath);
+      const results = runDemo();
+      try {
+        const write = (name: string, value: string): void => {
+          const file = path.join(options.out, name);
+          writeOutputFile(file, value);
+          written.push(file);
+        };
+        write('compare.json', toJson(results.compare));
+        write('scale.json', toJson(results.scale));
+        for (const collective of results.collectives) write(`collective-${String(collective.inputs.fabric)}.json`, toJson(collective));
+        // The report needs vega: imported here only, so other commands never load it.
+        const { renderReport } = await import('../../report/index.js');
+        write('report.html', await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' }));
+      } catch (error) {
+        for (const file of written) rmSync(file, { force: true });
+        removeFolders(createdFolders);
+        throw error;
+      }
+      const envelopes = [results.compare, results.scale, ...results.collectives];
+      if (options.save) {
+        const { resolveDbPath, RunStore } = await import('../../store/index.js');
+        const dbPath = resolveDbPath(options.db);
+        const store = new RunStore(dbPath);
+        try {
+          const ids = envelopes.map((envelope) => store.save(envelope));
+          process.stderr.write(`saved as runs ${ids.join(', ')} in ${dbPath}\n`);
+        } finally {
+          store.close();
+        }
+      }
       if (options.json) {
-        process.stdout.write(toJson({ compare: results.compare, scale: results.scale }));
+        process.stdout.write(toJson(envelopes));
         return;
       }
       process.stdout.write('== Which fabric for this job? (8 nodes)\n');

@@ -1,8 +1,11 @@
 /** `plan`, `compare`, `scale`: the training-step model over a job file. */
 import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
+import { MAX_NODES } from '../../spec/limits.js';
 import { intListArg, listArg, positiveIntArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
+
+const NODE_BOUNDS = { max: MAX_NODES, unit: 'nodes' };
 
 async function loadJob(file: string) {
   const { loadJobFile } = await import('../../spec/load.js');
@@ -17,8 +20,8 @@ export function registerPlan(program: Command): void {
     .option('--fabric <preset>', 'fabric preset overriding the job file')
     .option(
       '--nodes <n>',
-      'node count overriding the job file (batch per replica kept)',
-      positiveIntArg('--nodes'),
+      `node count overriding the job file, 1 to ${MAX_NODES} (batch per replica kept)`,
+      positiveIntArg('--nodes', NODE_BOUNDS),
     )
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
@@ -45,7 +48,7 @@ export function registerCompare(program: Command): void {
       'roce-400g',
       'ib-ndr-400g',
     ])
-    .option('--nodes <n>', 'node count overriding the job file', positiveIntArg('--nodes'))
+    .option('--nodes <n>', `node count overriding the job file, 1 to ${MAX_NODES}`, positiveIntArg('--nodes', NODE_BOUNDS))
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
   addStoreOptions(command).action(async (file, options) => {
@@ -69,8 +72,8 @@ export function registerScale(program: Command): void {
     .argument('<job>', 'job YAML file')
     .option(
       '--nodes <list>',
-      'node counts: 1,2,4,8 or 1..1024 (powers of two)',
-      intListArg('--nodes'),
+      `node counts: 1,2,4,8 or 1..1024 (powers of two), each 1 to ${MAX_NODES}`,
+      intListArg('--nodes', NODE_BOUNDS),
       [1, 2, 4, 8, 16, 32, 64, 128],
     )
     .option('--fabrics <list>', 'comma-separated fabric presets', listArg, [
@@ -91,16 +94,16 @@ export function registerScale(program: Command): void {
 }
 
 export function registerExplain(program: Command): void {
-  program
+  const command = program
     .command('explain')
     .description('the data path of one transfer step by step: kernel TCP against RoCE v2 with GPUDirect RDMA')
     .option('--fabric <preset>', 'fabric preset', 'tcp-100g')
-    .option('--json', 'print the result envelope as JSON')
-    .action(async (options) => {
-      const { explainFabric } = await import('../../model/explain.js');
-      const { getFabricPreset } = await import('../../spec/presets/index.js');
-      const { renderExplainText } = await import('../render/explain-text.js');
-      const { emitResult } = await import('../emit.js');
-      await emitResult(explainFabric(getFabricPreset(options.fabric)), options, renderExplainText);
-    });
+    .option('--json', 'print the result envelope as JSON');
+  addStoreOptions(command).action(async (options) => {
+    const { explainFabric } = await import('../../model/explain.js');
+    const { getFabricPreset } = await import('../../spec/presets/index.js');
+    const { renderExplainText } = await import('../render/explain-text.js');
+    const { emitResult } = await import('../emit.js');
+    await emitResult(explainFabric(getFabricPreset(options.fabric)), options, renderExplainText);
+  });
 }

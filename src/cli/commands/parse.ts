@@ -1,7 +1,8 @@
 /**
  * `aifabric parse FILE... [--kind KIND] [--json]`: captured tool output to typed facts. Exit 0 when
  * every file was recognised and read, even if the output reports failures (judging is `check`'s job);
- * exit 2 when a file is unreadable, not of the kind asked for, or of no kind known.
+ * exit 2 when a file is unreadable, not of the kind asked for, or of no kind known: the files that
+ * were read are still printed, and each bad one is named on stderr.
  */
 import type { Command } from '@commander-js/extra-typings';
 import type { ResultEnvelope } from '../../core/envelope.js';
@@ -9,10 +10,13 @@ import { addStoreOptions } from '../store-options.js';
 import type { NcclTestsFacts, NcclTestsTest, ParsedFile, ParserKind } from '../../parse/index.js';
 
 /** Listed here rather than read from the registry so registering imports no parser. */
-const KIND_NAMES = 'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool';
+const KIND_NAMES = 'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo';
 
 export interface ParseMetrics {
+  /** One entry per file read, or per host of a multi-host paste (with `host`). */
   files: ParsedFile[];
+  /** Files that could not be read or recognised, with the reason; the command then exits 2. */
+  failed?: { file: string; message: string }[];
   /** The nccl-tests runs, directly, when exactly one nccl-tests file was given. */
   tests?: NcclTestsTest[];
 }
@@ -37,13 +41,17 @@ function describeTest(test: NcclTestsTest, index: number, format: NcclTestsFacts
   return `  run ${index + 1}${where}: ${parts.filter((part) => part !== null).join(', ')}`;
 }
 
+function label(parsed: ParsedFile): string {
+  return parsed.host === undefined ? parsed.file : `${parsed.file} (host ${parsed.host})`;
+}
+
 function describeFile(parsed: ParsedFile): string[] {
   const lines: string[] = [];
   if (parsed.kind === 'nccl-tests') {
     const facts = parsed.facts as NcclTestsFacts;
     const rows = facts.tests.reduce((sum, test) => sum + test.rows.length, 0);
     const peak = facts.tests.reduce<number | null>((best, test) => (test.peakBusbwGBps !== null && (best === null || test.peakBusbwGBps > best) ? test.peakBusbwGBps : best), null);
-    lines.push(`${parsed.file}: nccl-tests (${facts.format}), ${facts.tests.length} run(s), ${rows} rows, peak busbw ${formatGBps(peak)}`);
+    lines.push(`${label(parsed)}: nccl-tests (${facts.format}), ${facts.tests.length} run(s), ${rows} rows, peak busbw ${formatGBps(peak)}`);
     facts.tests.forEach((test, index) => lines.push(describeTest(test, index, facts.format)));
   } else {
     const facts = parsed.facts;
@@ -54,7 +62,7 @@ function describeFile(parsed: ParsedFile): string[] {
             .map(([key, value]) => `${(value as unknown[]).length} ${key}`)
             .join(', ')
         : '';
-    lines.push(`${parsed.file}: ${parsed.kind}${summary ? `, ${summary}` : ''}`);
+    lines.push(`${label(parsed)}: ${parsed.kind}${summary ? `, ${summary}` : ''}`);
   }
   for (const warning of parsed.warnings) lines.push(`  warning${warning.line === undefined ? '' : ` line ${warning.line}`}: ${warning.message}`);
   return lines;
@@ -75,7 +83,7 @@ export function registerParse(program: Command): void {
   addStoreOptions(command).action(async (files, options) => {
       const { UsageError, InputError } = await import('../../core/errors.js');
       const { makeResult } = await import('../../core/envelope.js');
-      const { parseFile, findParser, knownKinds } = await import('../../parse/index.js');
+      const { parseFileAll, findParser, knownKinds } = await import('../../parse/index.js');
       const { emitResult } = await import('../emit.js');
       let kind: ParserKind | undefined;
       if (options.kind !== undefined) {
@@ -84,22 +92,26 @@ export function registerParse(program: Command): void {
         kind = parser.kind;
       }
       const parsed: ParsedFile[] = [];
-      const errors: string[] = [];
+      const failed: { file: string; message: string }[] = [];
       // Sequential: streaming parsers keep memory flat, and errors come out in argument order.
       for (const file of files) {
         try {
-          parsed.push(await parseFile(file, kind ? { kind } : {}));
+          parsed.push(...(await parseFileAll(file, kind ? { kind } : {})));
         } catch (error) {
-          if (error instanceof InputError) errors.push(error.message);
+          if (error instanceof InputError) failed.push({ file, message: error.message });
           else throw error;
         }
       }
-      if (errors.length > 0) throw new InputError(errors.join('\naifabric: '));
+      const errors = failed.map((failure) => failure.message);
+      if (parsed.length === 0) throw new InputError(errors.join('\naifabric: '));
       const metrics: ParseMetrics = { files: parsed };
+      if (failed.length > 0) metrics.failed = failed;
       const only = parsed[0];
       if (parsed.length === 1 && only?.kind === 'nccl-tests') metrics.tests = (only.facts as NcclTestsFacts).tests;
-      const warnings = parsed.flatMap((file) => file.warnings.map((w) => `${file.file}${w.line === undefined ? '' : `:${w.line}`}: ${w.message}`));
+      const warnings = parsed.flatMap((file) => file.warnings.map((w) => `${label(file)}${w.line === undefined ? '' : `:${w.line}`}: ${w.message}`));
       const result = makeResult('parse', { files, kind: kind ?? null }, metrics, { warnings });
       await emitResult(result, options, renderParseText);
+      // The files that were read are out; the bad ones are named on stderr and the exit is 2.
+      if (errors.length > 0) throw new InputError(errors.join('\naifabric: '));
     });
 }

@@ -10,7 +10,7 @@ import { makeResult } from '../../core/envelope.js';
 import { emitResult } from '../emit.js';
 import { positiveIntArg } from '../options.js';
 import { addDbOption } from '../store-options.js';
-import { readEnvelopes } from './report-inputs.js';
+import { readEnvelopeRefs } from './report-inputs.js';
 
 const DEFAULT_LAST = 50;
 
@@ -31,23 +31,37 @@ export function registerReport(program: Command): void {
   ).action(async (options) => {
     const started = performance.now();
     const items: { envelope: ResultEnvelope; ref: string }[] = [];
-    for (const file of options.input ?? []) {
-      readEnvelopes(file).forEach((envelope, index, all) => items.push({ envelope, ref: all.length > 1 ? `${file} [${index}]` : file }));
-    }
+    for (const file of options.input ?? []) items.push(...readEnvelopeRefs(file));
+    // --input files that hold no result are a mistake, not a request for the database's latest runs.
+    if (options.input !== undefined && items.length === 0 && options.run === undefined) throw new InputError(`nothing to report: ${options.input.join(', ')} hold${options.input.length === 1 ? 's' : ''} no results`);
     const runIds: number[] = [];
+    const warnings: string[] = [];
     if (options.run !== undefined || items.length === 0) {
       const store = await import('../../store/index.js');
       const path = store.resolveDbPath(options.db);
       const runs = new store.RunStore(path, { mustExist: true });
       try {
+        if (options.kind !== undefined) store.checkKindFilter(options.kind, runs.kinds());
+        const latest = options.run === undefined;
         const ids =
           options.run?.map((text) => store.parseRunId(text)) ??
           runs.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), limit: options.last ?? DEFAULT_LAST }).map((run) => run.id).reverse();
         if (ids.length === 0) throw new InputError(`no runs${options.kind !== undefined ? ` of kind ${options.kind}` : ''} in ${path} (save results with --save)`);
         for (const id of ids) {
-          items.push({ envelope: runs.require(id).envelope, ref: `#${id}` });
+          let envelope: ResultEnvelope;
+          try {
+            envelope = runs.require(id).envelope;
+          } catch (error) {
+            // One damaged row must not take the whole report down; a run asked for by id still fails.
+            if (!latest || !(error instanceof store.CorruptRunError)) throw error;
+            warnings.push(`${error.message}; skipped`);
+            process.stderr.write(`warning: ${error.message}; skipped\n`);
+            continue;
+          }
+          items.push({ envelope, ref: `#${id}` });
           runIds.push(id);
         }
+        if (items.length === 0) throw new InputError(`nothing to report: every run read from ${path} is corrupt`);
       } finally {
         runs.close();
       }
@@ -60,7 +74,7 @@ export function registerReport(program: Command): void {
       'report',
       { out: options.out, runs: runIds, inputs: options.input ?? [] },
       { path: options.out, results: items.length, charts, bytes: Buffer.byteLength(html) },
-      { timing: { wallMs: performance.now() - started } },
+      { timing: { wallMs: performance.now() - started }, warnings },
     );
     await emitResult(result, { json: options.json ?? false }, () => `wrote ${options.out}: ${items.length} result${items.length === 1 ? '' : 's'}, ${charts} chart${charts === 1 ? '' : 's'}, ${Math.round(Buffer.byteLength(html) / 1024)} KiB\n`);
   });

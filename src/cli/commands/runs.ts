@@ -19,13 +19,14 @@ function registerList(runs: Command): void {
     runs
       .command('list')
       .description('list saved runs, newest first')
-      .option('--kind <kind>', 'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...)')
+      .option('--kind <kind>', 'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...; bench.tcp and bench-tcp are one kind)')
       .option('--limit <n>', 'at most this many runs', positiveIntArg('--limit'))
       .option('--json', 'print the result envelope (metrics.runs[]) as JSON'),
   ).action(async (options) => {
-    const { path, runs: opened } = await openStore(options.db);
+    const { store, path, runs: opened } = await openStore(options.db);
     const { renderRunsListText } = await import('./runs-text.js');
     try {
+      if (options.kind !== undefined) store.checkKindFilter(options.kind, opened.kinds());
       const runs = opened.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) });
       const result = makeResult('runs-list', { db: path, kind: options.kind ?? null, limit: options.limit ?? null }, { runs });
       await emitResult(result, { json: options.json ?? false }, () => renderRunsListText(runs, path));
@@ -93,14 +94,25 @@ function registerImport(runs: Command): void {
       .argument('<files...>', 'result JSON files: one envelope or an array of envelopes each')
       .option('--json', 'print the saved run ids as a result envelope'),
   ).action(async (files, options) => {
-    const { readEnvelopes } = await import('./report-inputs.js');
-    // Read everything first: a bad file stops the import before anything is saved.
-    const envelopes = files.flatMap((file) => readEnvelopes(file));
+    const { readEnvelopeRefs } = await import('./report-inputs.js');
+    // Read and validate everything first: a bad file stops the import before anything is saved.
+    const entries = files.flatMap((file) => readEnvelopeRefs(file));
     const { path, runs: opened } = await openStore(options.db, false);
     try {
-      const saved = envelopes.map((envelope) => ({ id: opened.save(envelope), kind: envelope.kind, createdAt: envelope.createdAt }));
-      const result = makeResult('runs-import', { db: path, files }, { runs: saved });
-      await emitResult(result, { json: options.json ?? false }, () => saved.map((run) => `saved ${run.kind} result as run ${run.id} in ${path}\n`).join(''));
+      const saved: { id: number; kind: string; createdAt: string }[] = [];
+      const skipped: { ref: string; duplicateOf: number }[] = [];
+      for (const { envelope, ref } of entries) {
+        // An exact copy (same JSON) of a saved run, or of one earlier in this import, is not saved twice.
+        const duplicateOf = opened.findIdentical(envelope);
+        if (duplicateOf !== undefined) {
+          skipped.push({ ref, duplicateOf });
+          process.stderr.write(`note: ${ref}: identical to run ${duplicateOf}, skipped\n`);
+          continue;
+        }
+        saved.push({ id: opened.save(envelope), kind: envelope.kind, createdAt: envelope.createdAt });
+      }
+      const result = makeResult('runs-import', { db: path, files }, { runs: saved, skipped });
+      await emitResult(result, { json: options.json ?? false }, () => saved.map((run) => `saved ${run.kind} result as run ${run.id} in ${path}\n`).join('') + (saved.length === 0 ? `nothing new to save in ${path}\n` : ''));
     } finally {
       opened.close();
     }

@@ -21,7 +21,9 @@ export function registerServe(program: Command): void {
       .option('--port <port>', 'TCP port (0 picks a free one)', portArg, 8765)
       .option('--host <address>', 'address to listen on; anything but loopback exposes your results to the network', '127.0.0.1'),
   ).action(async (options) => {
-    const [{ startDashboard, isLoopback }, { resolveDbPath }] = await Promise.all([import('../../server/index.js'), import('../../store/index.js')]);
+    const [{ startDashboard, isLoopback, checkListenHost }, { resolveDbPath }] = await Promise.all([import('../../server/index.js'), import('../../store/index.js')]);
+    // A malformed address is a usage error before the database is opened (exit 2, not 3 at listen time).
+    checkListenHost(options.host);
     const dbPath = resolveDbPath(options.db);
     const dashboard = await startDashboard({ dbPath, host: options.host, port: options.port });
     if (!isLoopback(options.host)) process.stderr.write(`warning: listening on ${options.host}: anyone who can reach this machine can read these results\n`);

@@ -4,21 +4,30 @@
  * imported when a subcommand runs.
  */
 import { Command } from '@commander-js/extra-typings';
-import { positiveIntArg, rateArg, sizeArg } from '../options.js';
+import { durationArg, positiveIntArg, rateArg, sizeArg } from '../options.js';
+import { addStoreOptions } from '../store-options.js';
 
 const DEFAULT_NAME = 'aifab';
 
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 export function registerTestbed(program: Command): void {
   const testbed = program.command('testbed').description('Emulate a multi-host fabric on this machine: network namespaces, veth, a bridge, htb + bfifo ports.');
-  testbed
+  const up = testbed
     .command('up')
     .description('Create NAME-h0..NAME-h{N-1} and NAME-sw; shape each switch port to RATE with BYTES of buffer.')
     .requiredOption('--hosts <n>', 'number of hosts', positiveIntArg('--hosts'))
-    .requiredOption('--rate <rate>', 'port rate: 1Gbps, 10G, or tc form 1gbit', rateArg('--rate'))
-    .requiredOption('--buffer <bytes>', 'egress buffer per switch port (bfifo limit), e.g. 64K', sizeArg('--buffer'))
+    .requiredOption('--rate <rate>', 'port rate: 1Gbps, 10G, or tc form 1gbit (at most 800Gbps)', rateArg('--rate'))
+    .requiredOption('--buffer <bytes>', 'egress buffer per switch port (bfifo limit), e.g. 64K (at most 4G - 1)', sizeArg('--buffer'))
     .option('--name <name>', 'testbed name (namespace prefix)', DEFAULT_NAME)
-    .option('--json', 'print the result envelope as JSON')
-    .action(async (options) => {
+    .option(
+      '--fault <host:kind=value>',
+      'a fault on host hK\'s port, both directions (repeatable): hK:loss=0.01 drops that fraction of packets, hK:rate=250Mbps slows the port',
+      collect,
+      [] as string[],
+    )
+    .option('--json', 'print the result envelope as JSON');
+  addStoreOptions(up).action(async (options) => {
       const { testbedUpCommand } = await import('./testbed-action.js');
       await testbedUpCommand(options);
     });
@@ -26,17 +35,18 @@ export function registerTestbed(program: Command): void {
     .command('run')
     .description('Run COMMAND in every host namespace with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set; fail if any fails.')
     .option('--name <name>', 'testbed name', DEFAULT_NAME)
+    .option('--timeout <duration>', 'kill every host\'s command and exit 3 after this long (60s, 5m; default: none)', durationArg('--timeout'))
     .argument('<command...>', 'the command and its arguments, after --')
     .action(async (command, options) => {
       const { testbedRunCommand } = await import('./testbed-action.js');
-      process.exitCode = await testbedRunCommand(options.name, command);
+      process.exitCode = await testbedRunCommand(options.name, command, options.timeout !== undefined ? { timeout: options.timeout } : {});
     });
-  testbed
+  const down = testbed
     .command('down')
-    .description('Remove the testbed: its processes and namespaces (idempotent).')
+    .description('Remove the testbed: its processes and the namespaces `up` made (idempotent).')
     .option('--name <name>', 'testbed name', DEFAULT_NAME)
-    .option('--json', 'print the result envelope as JSON')
-    .action(async (options) => {
+    .option('--json', 'print the result envelope as JSON');
+  addStoreOptions(down).action(async (options) => {
       const { testbedDownCommand } = await import('./testbed-action.js');
       await testbedDownCommand(options);
     });

@@ -13,6 +13,7 @@ export function renderCollectiveText(result: ResultEnvelope<CollectiveMetrics>):
     : `fabric ${String(inputs.fabric)} (${m.nicGBps.toFixed(2)} GB/s payload per NIC, limited by ${m.limitedBy}), gpu ${String(inputs.gpu)}`;
   lines.push(`# aifabric collective (predicted): ${String(inputs.op)}, ${String(inputs.nodes)} node(s) x ${String(inputs.gpusPerNode)} GPU(s) = ${m.ranks} ranks, ${String(inputs.nicsPerNode)} NIC(s) per node`);
   lines.push(`# ${model}; algo ${String(inputs.algo)}`);
+  if (m.ranks === 1) lines.push('# one rank moves nothing over the network: each time is a local device copy, and busbw is 0 where nccl-tests\' factor is 0');
   lines.push('#');
   lines.push(`#${pad('size', 11)}  ${pad('count', 12)}  ${pad('type', 8)}  ${pad('redop', 6)}  ${pad('root', 6)}  ${pad('time', 9)}  ${pad('algbw', 7)}  ${pad('busbw', 7)}  ${'algo'.padEnd(12)}  proto`);
   lines.push(`#${pad('(B)', 11)}  ${pad('(elements)', 12)}  ${pad('', 8)}  ${pad('', 6)}  ${pad('', 6)}  ${pad('(us)', 9)}  ${pad('(GB/s)', 7)}  ${pad('(GB/s)', 7)}`);

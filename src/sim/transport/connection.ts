@@ -51,9 +51,8 @@ export abstract class Connection {
   readonly messageTags: number[] = [];
   readonly messageOfferedPs: number[] = [];
   messageHead = 0;
-  /** Sum of paused time on the route's links when the connection began, for PFC victim reports. */
-  pausedAtStartPs = 0;
-  pausedExposurePs = 0;
+  /** Time the application first offered bytes, -1 before: the start of the flow's life. */
+  firstOfferPs = -1;
 
   constructor(
     readonly id: number,

@@ -11,7 +11,10 @@
 import type { Series } from '../../core/envelope.js';
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
-import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
+
+/** Iterations the per-iteration arrays hold at first; they double as the run goes on. */
+const INITIAL_ITERATION_SLOTS = 1024;
 
 export interface CollectiveSpec {
   name: string;
@@ -39,10 +42,16 @@ export class CollectiveWorkload implements Workload {
   private readonly computesDone: Int32Array;
   private readonly sent: Int32Array;
   private readonly received: Int32Array;
-  /** Per iteration and rank: compute end (collective start) and collective end, in ps. */
-  private readonly joinPs: Float64Array;
-  private readonly finishRankPs: Float64Array;
+  /**
+   * Per iteration and rank: compute end (collective start) and collective end, in ps; -1 until
+   * then. Grown as iterations begin, so memory follows the iterations simulated, not those asked for.
+   */
+  private joinPs: Float64Array;
+  private finishRankPs: Float64Array;
   private ranksFinished = 0;
+  /** Ranks done with each iteration (an iteration is finished when all n are). */
+  private ranksDoneByIteration: Int32Array;
+  private iterationsFinished = 0;
   private readonly alltoallReceived: number[] = [];
 
   constructor(private readonly spec: CollectiveSpec) {
@@ -52,8 +61,28 @@ export class CollectiveWorkload implements Workload {
     this.computesDone = new Int32Array(n);
     this.sent = new Int32Array(n);
     this.received = new Int32Array(n);
-    this.joinPs = new Float64Array(n * spec.iterations);
-    this.finishRankPs = new Float64Array(n * spec.iterations);
+    const initial = Math.min(spec.iterations, INITIAL_ITERATION_SLOTS);
+    this.joinPs = new Float64Array(n * initial).fill(-1);
+    this.finishRankPs = new Float64Array(n * initial).fill(-1);
+    this.ranksDoneByIteration = new Int32Array(initial);
+  }
+
+  /** Room for iteration `iteration` in the per-iteration arrays (doubling, capped at the total). */
+  private reserve(iteration: number): void {
+    const slots = this.ranksDoneByIteration.length;
+    if (iteration < slots) return;
+    const n = this.spec.ranks.length;
+    const grown = Math.min(this.spec.iterations, Math.max(iteration + 1, 2 * slots));
+    const grow = (old: Float64Array): Float64Array => {
+      const next = new Float64Array(n * grown).fill(-1);
+      next.set(old);
+      return next;
+    };
+    this.joinPs = grow(this.joinPs);
+    this.finishRankPs = grow(this.finishRankPs);
+    const done = new Int32Array(grown);
+    done.set(this.ranksDoneByIteration);
+    this.ranksDoneByIteration = done;
   }
 
   get kind(): string {
@@ -98,6 +127,7 @@ export class CollectiveWorkload implements Workload {
     const compute = Math.max(0, Math.round(this.spec.computeMeanPs + jitter));
     const join = (): void => {
       const iteration = this.computesDone[rank] as number;
+      this.reserve(iteration);
       this.joinPs[iteration * this.spec.ranks.length + rank] = sim.now;
       this.computesDone[rank] = iteration + 1;
       this.pump(rank);
@@ -144,7 +174,11 @@ export class CollectiveWorkload implements Workload {
       if (got % this.steps === 0) iteration = got / this.steps - 1;
     }
     if (iteration >= 0) {
+      this.reserve(iteration);
       this.finishRankPs[iteration * n + rank] = nowPs;
+      const ranksDone = (this.ranksDoneByIteration[iteration] as number) + 1;
+      this.ranksDoneByIteration[iteration] = ranksDone;
+      if (ranksDone === n) this.iterationsFinished++;
       if (++this.ranksFinished === n * this.spec.iterations) {
         this.done = true;
         this.finishPs = nowPs;
@@ -155,45 +189,57 @@ export class CollectiveWorkload implements Workload {
     if (this.spec.kind !== 'alltoall') this.pump(rank);
   }
 
-  report(): WorkloadReport {
+  progress(): WorkloadProgress {
+    return { unit: 'iterations', finished: this.iterationsFinished, total: this.spec.iterations };
+  }
+
+  report(stopPs = this.sim?.now ?? 0): WorkloadReport {
     const n = this.spec.ranks.length;
-    const iterations = this.spec.iterations;
     const iterationTimeUs: number[] = [];
     const stragglerUs: number[] = [];
     const points: Record<string, number>[] = [];
-    for (let i = 0; i < iterations; i++) {
+    const slots = this.ranksDoneByIteration.length;
+    for (let i = 0; i < slots; i++) {
       let firstJoin = Infinity;
       let lastJoin = -Infinity;
       let lastFinish = -Infinity;
       for (let r = 0; r < n; r++) {
         const join = this.joinPs[i * n + r] as number;
         const finish = this.finishRankPs[i * n + r] as number;
+        if (finish < 0) continue;
         firstJoin = Math.min(firstJoin, join);
         lastJoin = Math.max(lastJoin, join);
         lastFinish = Math.max(lastFinish, finish);
         const previous = i === 0 ? this.startPs : (this.finishRankPs[(i - 1) * n + r] as number);
         points.push({ iteration: i, rank: r, stepTimeUs: (finish - previous) / 1e6, collectiveTimeUs: (finish - join) / 1e6 });
       }
+      // Times only for iterations every rank finished: a cut-short one has no duration.
+      if (this.ranksDoneByIteration[i] !== n) continue;
       iterationTimeUs.push((lastFinish - firstJoin) / 1e6);
       stragglerUs.push((lastJoin - firstJoin) / 1e6);
     }
     const series: Series[] = [{ name: `${this.spec.name}: per-rank step time`, unit: 'us', points }];
     const busFactor = this.spec.kind === 'allreduce' ? (2 * (n - 1)) / n : (n - 1) / n;
-    const meanIterationUs = iterationTimeUs.reduce((a, b) => a + b, 0) / Math.max(1, iterations);
+    const finished = iterationTimeUs.length;
+    const meanIterationUs = finished > 0 ? iterationTimeUs.reduce((a, b) => a + b, 0) / finished : 0;
     let delivered = 0;
     for (const conn of this.conns) if (conn) delivered += conn.delivered;
-    const elapsedPs = this.finishPs - this.startPs;
+    const endPs = this.done ? this.finishPs : stopPs;
+    const elapsedPs = this.startPs >= 0 ? endPs - this.startPs : 0;
+    // nccl-tests definitions: algbw = S / t, busbw = algbw x factor (GB = 1e9 bytes); none without a finished iteration.
+    const algbwGBps = meanIterationUs > 0 ? this.spec.sizeBytes / (meanIterationUs * 1e3) : null;
     return {
       metrics: {
         ranks: n,
-        goodputGbps: elapsedPs > 0 && this.finishPs > 0 ? (delivered * 8) / (elapsedPs / 1e12) / 1e9 : 0,
+        completed: this.done,
+        goodputGbps: elapsedPs > 0 ? (delivered * 8) / (elapsedPs / 1e12) / 1e9 : 0,
         sizeBytes: this.spec.sizeBytes,
-        iterations,
+        iterations: this.spec.iterations,
+        iterationsCompleted: finished,
         iterationTimeUs,
-        // nccl-tests definitions: algbw = S / t, busbw = algbw x factor (GB = 1e9 bytes).
-        algbwGBps: meanIterationUs > 0 ? this.spec.sizeBytes / (meanIterationUs * 1e3) : 0,
-        busbwGBps: meanIterationUs > 0 ? (this.spec.sizeBytes / (meanIterationUs * 1e3)) * busFactor : 0,
-        stragglerPenaltyUs: stragglerUs.reduce((a, b) => a + b, 0) / Math.max(1, iterations),
+        algbwGBps,
+        busbwGBps: algbwGBps === null ? null : algbwGBps * busFactor,
+        stragglerPenaltyUs: finished > 0 ? stragglerUs.reduce((a, b) => a + b, 0) / finished : null,
       },
       series,
     };

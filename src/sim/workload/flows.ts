@@ -4,7 +4,7 @@
  */
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
-import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
 
 export interface FlowSpec {
   src: number;
@@ -22,6 +22,7 @@ export class FlowsWorkload implements Workload {
   readonly conns: Connection[] = [];
   readonly finishByConn: number[] = [];
   private readonly startByConn: number[] = [];
+  private sim: Simulator | undefined;
 
   constructor(
     readonly kind: 'flow' | 'permutation',
@@ -30,6 +31,7 @@ export class FlowsWorkload implements Workload {
   ) {}
 
   start(sim: Simulator, connect: ConnectionFactory): void {
+    this.sim = sim;
     this.remaining = this.specs.length;
     if (this.remaining === 0) this.done = true;
     for (const flow of this.specs) {
@@ -53,7 +55,12 @@ export class FlowsWorkload implements Workload {
     }
   }
 
-  report(): WorkloadReport {
+  progress(): WorkloadProgress {
+    return { unit: 'flows', finished: this.specs.length - this.remaining, total: this.specs.length };
+  }
+
+  /** FCTs of finished flows only; goodput is the bytes delivered over the workload's span so far. */
+  report(stopPs = this.sim?.now ?? 0): WorkloadReport {
     const fcts: number[] = [];
     let bytes = 0;
     this.conns.forEach((conn, i) => {
@@ -61,9 +68,11 @@ export class FlowsWorkload implements Workload {
       if (finish >= 0) fcts.push((finish - (this.startByConn[i] as number)) / 1e6);
       bytes += conn.delivered;
     });
-    const elapsed = this.finishPs > 0 ? this.finishPs - this.startPs : 0;
+    const endPs = this.done ? this.finishPs : stopPs;
+    const elapsed = this.startPs >= 0 ? endPs - this.startPs : 0;
     return {
       metrics: {
+        completed: this.done,
         flows: this.specs.length,
         flowsCompleted: fcts.length,
         goodputGbps: elapsed > 0 ? (bytes * 8) / (elapsed / 1e12) / 1e9 : 0,

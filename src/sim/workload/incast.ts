@@ -5,7 +5,7 @@
  */
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
-import type { ConnectionFactory, TransportKind, Workload, WorkloadReport } from './types.js';
+import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
 
 export interface IncastSpec {
   name: string;
@@ -61,6 +61,11 @@ export class IncastWorkload implements Workload {
     }
   }
 
+  progress(): WorkloadProgress {
+    return { unit: 'rounds', finished: this.roundTimesPs.length, total: this.spec.rounds };
+  }
+
+  /** Goodput over finished rounds only: a round cut short by maxTime has no round time. */
   report(): WorkloadReport {
     const bytes = this.spec.senders.length * this.spec.blockBytes * this.roundTimesPs.length;
     const elapsed = this.roundTimesPs.reduce((a, b) => a + b, 0);
@@ -68,8 +73,10 @@ export class IncastWorkload implements Workload {
       metrics: {
         senders: this.spec.senders.length,
         blockSizeBytes: this.spec.blockBytes,
+        completed: this.done,
+        rounds: this.spec.rounds,
         roundsCompleted: this.roundTimesPs.length,
-        goodputGbps: elapsed > 0 ? (bytes * 8) / (elapsed / 1e12) / 1e9 : 0,
+        goodputGbps: elapsed > 0 ? (bytes * 8) / (elapsed / 1e12) / 1e9 : null,
         roundTimeUs: this.roundTimesPs.map((t) => t / 1e6),
         timeouts: this.conns.reduce((a, c) => a + c.timeouts, 0),
       },

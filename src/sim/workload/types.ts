@@ -13,6 +13,13 @@ export interface WorkloadReport {
   series?: Series[];
 }
 
+/** How far a workload got: `finished` of `total` units (iterations, rounds, flows). */
+export interface WorkloadProgress {
+  unit: 'iterations' | 'rounds' | 'flows';
+  finished: number;
+  total: number;
+}
+
 export interface Workload extends MessageListener {
   readonly kind: string;
   readonly name: string;
@@ -22,7 +29,13 @@ export interface Workload extends MessageListener {
   readonly finishPs: number;
   /** Create connections and schedule the first offers. */
   start(sim: Simulator, connect: ConnectionFactory): void;
-  report(): WorkloadReport;
+  progress(): WorkloadProgress;
+  /**
+   * Metrics of what finished. `stopPs` is when the simulation stopped (default: the simulator's
+   * clock, which a maxTime stop leaves at maxTime): an unfinished workload's goodput is over its
+   * start to there, and times of unfinished iterations, rounds or flows are left out.
+   */
+  report(stopPs?: number): WorkloadReport;
 }
 
 export const psToUs = (ps: number): number => ps / 1e6;
