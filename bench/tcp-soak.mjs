@@ -11,13 +11,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { arg, cli } from './script-args.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const cli = path.join(root, 'dist/cli/main.js');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const seconds = (text) => {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
   if (!match) throw new Error(`--duration: expected e.g. 300s, 5m, got ${text}`);
@@ -93,7 +88,9 @@ function rankStats(pid, inodes) {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'soak-'));
 const args = ['bench', 'tcp', '--np', String(np), '--op', 'all', '-N', '0', '-c', '1', '-b', '8', '-e', maxSize, '-f', '4', '-n', '2', '-w', '0', '--timeout', '60'];
 console.log(`# soak: node dist/cli/main.js ${args.join(' ')} for ${durationS} s`);
-const launcher = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
+// --node-flag passes a V8/Node flag to the launcher and through it to every rank (e.g. --max-semi-space-size=2).
+const nodeFlags = process.argv.flatMap((value, i) => (process.argv[i - 1] === '--node-flag' ? [value] : []));
+const launcher = spawn(process.execPath, [...nodeFlags, cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
 let wrong = 0;
 let rows = 0;
 let stderr = '';

@@ -13,13 +13,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { arg, cli, root } from './script-args.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const cli = path.join(root, 'dist/cli/main.js');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const repeat = Number(arg('repeat', '3'));
 const rankCounts = arg('ranks', '2,3,4,5,6,7,8').split(',').map(Number);
 const iters = arg('iters', '5');

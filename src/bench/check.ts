@@ -4,7 +4,7 @@
  * Receive buffers are first filled with a sentinel so that an element never written is caught too.
  */
 import { typedView } from './datatypes.js';
-import { inputValue, reducedValue } from './fill.js';
+import { inputValue, PERIOD, reducedValue } from './fill.js';
 import type { CollContext } from './coll-context.js';
 import type { BenchOp, NumericArray } from './types.js';
 
@@ -28,9 +28,11 @@ function recvElements(op: BenchOp, count: number, nranks: number): number {
 export function fillForCheck(op: BenchOp, ctx: CollContext, recvBase: Uint8Array, seed: number): void {
   const { rank, nranks, count } = ctx;
   typedView(recvBase, ctx.dataType).fill(SENTINEL);
+  // Broadcast's input is the root's alone: filling it on other ranks too would, in place (send is
+  // recv there), pre-write the expected result and hide a receive that never delivered its bytes.
+  if (op === 'broadcast' && rank !== ctx.root) return;
   const input = view(ctx, ctx.send, sendElements(op, count, nranks));
-  const owner = op === 'broadcast' ? ctx.root : rank;
-  for (let i = 0; i < input.length; i++) input[i] = inputValue(owner, i, seed);
+  for (let i = 0; i < input.length; i++) input[i] = inputValue(rank, i, seed);
 }
 
 /** Mismatching elements of this rank's result. */
@@ -38,16 +40,16 @@ export function countWrong(op: BenchOp, ctx: CollContext, seed: number): number 
   const { rank, nranks, count, redOp, dataType, root } = ctx;
   if (op === 'reduce' && rank !== root) return 0;
   const out = view(ctx, ctx.recv, recvElements(op, count, nranks));
-  // Inputs repeat every 17 elements, so reductions are tabulated once per residue.
-  const reduced = Array.from({ length: 17 }, (_, k) => reducedValue(k, nranks, redOp, dataType, seed));
+  // Inputs repeat every PERIOD elements, so reductions are tabulated once per residue.
+  const reduced = Array.from({ length: PERIOD }, (_, k) => reducedValue(k, nranks, redOp, dataType, seed));
   let expected: (i: number) => number;
   switch (op) {
     case 'all_reduce':
     case 'reduce':
-      expected = (i) => reduced[i % 17]!;
+      expected = (i) => reduced[i % PERIOD]!;
       break;
     case 'reduce_scatter':
-      expected = (i) => reduced[(rank * count + i) % 17]!;
+      expected = (i) => reduced[(rank * count + i) % PERIOD]!;
       break;
     case 'all_gather':
       expected = (i) => inputValue(Math.floor(i / count), i % count, seed);
@@ -68,7 +70,7 @@ export function countWrong(op: BenchOp, ctx: CollContext, seed: number): number 
 }
 
 /** The damage a test can ask for (AIFABRIC_BENCH_CORRUPT=RANK[:KIND]) so that `-c 1` must catch it. */
-export const DAMAGE_KINDS = ['add', 'flip', 'shift', 'stale'] as const;
+export const DAMAGE_KINDS = ['add', 'flip', 'shift', 'stale', 'unwritten'] as const;
 export type DamageKind = (typeof DAMAGE_KINDS)[number];
 
 /** Elements a damage of this kind touches (the middle quarter of the result for slices). */
@@ -77,7 +79,7 @@ function damagedRange(length: number, kind: DamageKind): [number, number] {
   return [Math.floor((3 * length) / 8), Math.max(Math.floor((3 * length) / 8) + 1, Math.floor((5 * length) / 8))];
 }
 
-/** Before the check run: what the result buffer holds from the previous iteration (for 'stale'). */
+/** What the result buffer holds now: before the fill for 'stale', after it for 'unwritten'. */
 export function snapshotResult(op: BenchOp, ctx: CollContext): NumericArray {
   return view(ctx, ctx.recv, recvElements(op, ctx.count, ctx.nranks)).slice();
 }
@@ -85,7 +87,9 @@ export function snapshotResult(op: BenchOp, ctx: CollContext): NumericArray {
 /**
  * Test hook: damage this rank's result as a transport bug would. 'add' adds 1000 to one element,
  * 'flip' flips the lowest bit of one element's first byte, 'shift' moves a slice one element
- * along (out[i] = out[i + 1]), 'stale' puts back a slice of the previous iteration's result.
+ * along (out[i] = out[i + 1]), 'stale' puts back a slice of the previous iteration's result,
+ * 'unwritten' puts back what a slice held just before the collective (a receive that completed
+ * without delivering its bytes).
  * Returns the number of elements damaged.
  */
 export function damageResult(op: BenchOp, ctx: CollContext, kind: DamageKind, previous: NumericArray | undefined): number {
@@ -106,6 +110,7 @@ export function damageResult(op: BenchOp, ctx: CollContext, kind: DamageKind, pr
       out.copyWithin(start, start + 1, end + 1);
       break;
     case 'stale':
+    case 'unwritten':
       if (!previous) return 0;
       out.set(previous.subarray(start, end), start);
       break;

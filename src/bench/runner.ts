@@ -260,8 +260,9 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
       if (params.check) {
         const seed = ++buffers.checkRounds;
         const damage = options.damage?.rank === identity.rank ? options.damage.kind : undefined;
-        const previous = damage === 'stale' ? snapshotResult(params.op, ctx) : undefined;
+        let previous = damage === 'stale' ? snapshotResult(params.op, ctx) : undefined;
         fillForCheck(params.op, ctx, recvBase, seed);
+        if (damage === 'unwritten') previous = snapshotResult(params.op, ctx);
         await control.allSum([]);
         await run(ctx);
         if (damage) damageResult(params.op, ctx, damage, previous);

@@ -40,6 +40,24 @@ describe('SIMD reductions', () => {
     );
   });
 
+  it.each(['float', 'double'] as const)('%s min and max treat +0/-0 and NaN exactly as the scalar loop', (type) => {
+    const size = ELEMENT_BYTES[type];
+    const bytes = new Uint8Array(arena!.buffer);
+    const pairs: [number, number][] = [[0, -0], [-0, 0], [NaN, 1], [1, NaN], [NaN, NaN], [2, 2], [-1, 3], [3, -1]];
+    const n = 16; // whole vectors for both types
+    const [a, b, dst] = [0, 1, 2].map((k) => bytes.subarray(k * 4096, k * 4096 + n * size));
+    const ta = typedView(a!, type);
+    const tb = typedView(b!, type);
+    for (let i = 0; i < n; i++) [ta[i], tb[i]] = pairs[i % pairs.length]!;
+    for (const op of ['max', 'min'] as const) {
+      expect(arena!.reduce(type, op, dst!, a!, b!)).toBe(n * size);
+      const expected = typedView(new Uint8Array(n * size), type);
+      reduceInto(expected, ta, tb, op);
+      expect([...typedView(dst!, type)]).toEqual([...expected]);
+      for (let i = 0; i < n; i++) expect(Object.is(typedView(dst!, type)[i], expected[i])).toBe(true);
+    }
+  });
+
   it('leaves views outside its memory to the scalar loop', () => {
     const outside = new Uint8Array(64);
     expect(arena!.reduce('float', 'sum', outside, outside, outside)).toBe(0);

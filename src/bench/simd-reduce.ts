@@ -7,8 +7,9 @@
  * encoded here byte by byte (WebAssembly core spec 2.0, binary format, section 5; SIMD opcodes
  * from the fixed-width SIMD proposal's table) so the build needs no toolchain. Each loop handles
  * whole 16-byte vectors; the caller does the remaining elements with the scalar loop.
- * f32x4/f64x2 `pmin`/`pmax` are used because they are defined as `b < a ? b : a` and
- * `a < b ? b : a`, the scalar loop's own comparisons.
+ * For min and max the operands are loaded in the order (b, a): f32x4/f64x2 `pmin(b, a)` is
+ * `a < b ? a : b` and `pmax(b, a)` is `b < a ? a : b`, exactly the scalar loop's comparisons, so
+ * equal values (+0 and -0) and NaN come out the same in the vector part and the scalar tail.
  */
 import type { DataType, ReduceOp } from './types.js';
 
@@ -44,8 +45,8 @@ const name = (text: string): number[] => [...uleb(text.length), ...[...text].map
 const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
 const vector = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 
-/** while (bytes != 0) { store(dst, OP(load(a), load(b))); dst += 16; a += 16; b += 16; bytes -= 16 } */
-function loopBody(op: number): number[] {
+/** while (bytes != 0) { store(dst, OP(load(a), load(b))); dst += 16; ...; bytes -= 16 }, or OP(load(b), load(a)). */
+function loopBody(op: number, bFirst: boolean): number[] {
   const [DST, A, B, BYTES] = [0, 1, 2, 3];
   const get = (local: number): number[] => [0x20, local];
   const advance = (local: number, delta: number): number[] => [...get(local), 0x41, ...uleb(delta), delta > 0 ? 0x6a : 0x6b, 0x21, local];
@@ -55,8 +56,8 @@ function loopBody(op: number): number[] {
     0x03, 0x40, // loop
     ...get(BYTES), 0x45, 0x0d, 0x01, // br_if 1 when bytes == 0
     ...get(DST),
-    ...get(A), 0xfd, ...uleb(0x00), ...memarg, // v128.load
-    ...get(B), 0xfd, ...uleb(0x00), ...memarg,
+    ...get(bFirst ? B : A), 0xfd, ...uleb(0x00), ...memarg, // v128.load
+    ...get(bFirst ? A : B), 0xfd, ...uleb(0x00), ...memarg,
     0xfd, ...uleb(op),
     0xfd, ...uleb(0x0b), ...memarg, // v128.store
     ...advance(DST, 16), ...advance(A, 16), ...advance(B, 16),
@@ -79,7 +80,7 @@ function encodeModule(): Uint8Array {
     ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0x00]])), // memory, min 0 pages
     ...section(3, vector(KERNELS.map(() => [0x00]))),
     ...section(7, vector(KERNELS.map(({ type, op }, index) => [...name(`${type}_${op}`), 0x00, index]))),
-    ...section(10, vector(KERNELS.map(({ type, op }) => loopBody(SIMD_OP[type][op])))),
+    ...section(10, vector(KERNELS.map(({ type, op }) => loopBody(SIMD_OP[type][op], op !== 'sum')))),
   ];
   return new Uint8Array(bytes);
 }

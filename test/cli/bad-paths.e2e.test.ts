@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CLI_PATH, REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
-import { immutableFolder, readOnlyTmpfs, tinyTmpfs, type ScratchMount } from '../helpers/scratch-mounts.js';
+import { immutableFolder, readOnlyTmpfs, ScratchMounts, tinyTmpfs } from '../helpers/scratch-mounts.js';
 
 const JOB = join(REPO_ROOT, 'examples/jobs/llama3-70b-8xh100.yaml');
 const SCENARIO = join(REPO_ROOT, 'examples/scenarios/allreduce-leafspine-roce.yaml');
@@ -21,7 +21,7 @@ const CHECK_TREE = join(REPO_ROOT, 'test/fixtures/check/healthy-roce');
 
 let work: string;
 let envelopeFile: string;
-const mounts: ScratchMount[] = [];
+const mounts = new ScratchMounts();
 
 /** Each command that takes `--out FILE`, with arguments that make it do real work. */
 const OUT_COMMANDS: { name: string; args: (out: string) => string[] }[] = [
@@ -53,16 +53,6 @@ function expectNothingLeft(folder: string, before: readonly string[]): void {
   expect(readdirSync(folder).sort()).toEqual([...before].sort());
 }
 
-function scratchMount(make: () => ScratchMount): ScratchMount | undefined {
-  const made = make();
-  mounts.push(made);
-  if (made.skipReason !== undefined) {
-    console.log(`skipped: ${made.skipReason}`);
-    return undefined;
-  }
-  return made;
-}
-
 /** Fill a file system so that the next data block cannot be written (creating an empty file still can). */
 function fillUp(folder: string): void {
   const fd = openSync(join(folder, 'filler'), 'w');
@@ -84,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  for (const mount of mounts) mount.cleanup();
+  mounts.cleanupAll();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -112,7 +102,7 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
   });
 
   it('a read-only file system: exit 3, the file there unchanged', async () => {
-    const readOnly = scratchMount(() => readOnlyTmpfs({ 'out.json': 'old' }));
+    const readOnly = mounts.use(() => readOnlyTmpfs({ 'out.json': 'old' }));
     if (!readOnly) return;
     const path = join(readOnly.path, 'out.json');
     expectRefused(await runCli(args(path)), 3, `aifabric: cannot write ${path}: read-only file system`);
@@ -120,7 +110,7 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
   });
 
   it('a folder that refuses new files (immutable, so root is refused too): exit 3', async () => {
-    const immutable = scratchMount(immutableFolder);
+    const immutable = mounts.use(immutableFolder);
     if (!immutable) return;
     const path = join(immutable.path, 'out.json');
     expectRefused(await runCli(args(path)), 3, `aifabric: cannot write ${path}: operation not permitted`);
@@ -128,7 +118,7 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
   });
 
   it('no space left (a full tiny tmpfs): exit 3 at write time, the old file unchanged, no temporary file', async () => {
-    const tiny = scratchMount(() => tinyTmpfs(16 * 1024));
+    const tiny = mounts.use(() => tinyTmpfs(16 * 1024));
     if (!tiny) return;
     const path = join(tiny.path, 'out.json');
     writeFileSync(path, 'old');
@@ -160,14 +150,14 @@ describe('demo --out FOLDER', () => {
   });
 
   it('a read-only file system: exit 3', async () => {
-    const readOnly = scratchMount(() => readOnlyTmpfs());
+    const readOnly = mounts.use(() => readOnlyTmpfs());
     if (!readOnly) return;
     const folder = join(readOnly.path, 'demo-out');
     expectRefused(await runCli(['demo', '--out', folder]), 3, `aifabric: cannot write ${folder}: read-only file system`);
   });
 
   it('no space part-way: exit 3, and the folder it made is gone again', async () => {
-    const tiny = scratchMount(() => tinyTmpfs(16 * 1024));
+    const tiny = mounts.use(() => tinyTmpfs(16 * 1024));
     if (!tiny) return;
     fillUp(tiny.path);
     const folder = join(tiny.path, 'demo-out');
@@ -195,7 +185,7 @@ describe('--save --db PATH', () => {
 
   it('under /proc: exit 3; on a read-only file system: exit 3', async () => {
     expectRefused(await runCli(['plan', JOB, '--save', '--db', '/proc/aifabric.db']), 3, "aifabric: cannot write /proc/aifabric.db: /proc is the kernel's virtual file system and takes no output files");
-    const readOnly = scratchMount(() => readOnlyTmpfs());
+    const readOnly = mounts.use(() => readOnlyTmpfs());
     if (!readOnly) return;
     const db = join(readOnly.path, 'aifabric.db');
     expectRefused(await runCli(['plan', JOB, '--save', '--db', db]), 3, `aifabric: cannot write ${db}: read-only file system`);

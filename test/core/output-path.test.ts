@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOutputFile, checkOutputFolder, prepareOutputFolder, writeOutputFile } from '../../src/core/output-path.js';
 import { AifabricError } from '../../src/core/errors.js';
-import { immutableFolder, readOnlyTmpfs, tinyTmpfs, type ScratchMount } from '../helpers/scratch-mounts.js';
+import { immutableFolder, readOnlyTmpfs, ScratchMounts, tinyTmpfs } from '../helpers/scratch-mounts.js';
 
 let dir: string;
-const mounts: ScratchMount[] = [];
+const mounts = new ScratchMounts();
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'aifabric-output-path-'));
 });
 afterAll(() => {
-  for (const mount of mounts) mount.cleanup();
+  mounts.cleanupAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -24,16 +24,6 @@ function failure(action: () => unknown): AifabricError {
     return error as AifabricError;
   }
   throw new Error('expected the call to fail');
-}
-
-function mount(make: () => ScratchMount): ScratchMount | undefined {
-  const made = make();
-  mounts.push(made);
-  if (made.skipReason !== undefined) {
-    console.log(`skipped: ${made.skipReason}`);
-    return undefined;
-  }
-  return made;
 }
 
 describe('checkOutputFile and writeOutputFile', () => {
@@ -76,7 +66,7 @@ describe('checkOutputFile and writeOutputFile', () => {
   });
 
   it('on a full disk: exit 3, the old file unchanged, no temporary file, no folder it made', () => {
-    const tiny = mount(() => tinyTmpfs(16 * 1024));
+    const tiny = mounts.use(() => tinyTmpfs(16 * 1024));
     if (!tiny) return;
     writeFileSync(join(tiny.path, 'old.json'), 'old');
     const big = 'x'.repeat(256 * 1024);
@@ -90,7 +80,7 @@ describe('checkOutputFile and writeOutputFile', () => {
   });
 
   it('on a read-only file system: exit 3, before anything is written', () => {
-    const readOnly = mount(() => readOnlyTmpfs({ 'kept.json': 'kept' }));
+    const readOnly = mounts.use(() => readOnlyTmpfs({ 'kept.json': 'kept' }));
     if (!readOnly) return;
     const error = failure(() => checkOutputFile(join(readOnly.path, 'kept.json')));
     expect(error.message).toBe(`cannot write ${join(readOnly.path, 'kept.json')}: read-only file system`);
@@ -100,7 +90,7 @@ describe('checkOutputFile and writeOutputFile', () => {
   });
 
   it('in a folder that refuses new files even to root (immutable): exit 3', () => {
-    const immutable = mount(immutableFolder);
+    const immutable = mounts.use(immutableFolder);
     if (!immutable) return;
     const error = failure(() => writeOutputFile(join(immutable.path, 'out.json'), 'x'));
     expect(error.message).toBe(`cannot write ${join(immutable.path, 'out.json')}: operation not permitted`);

@@ -66,3 +66,25 @@ export function readOnlyTmpfs(seed: Record<string, string> = {}): ScratchMount {
 export function immutableFolder(): ScratchMount {
   return scratch('aifabric-immutable-', (path) => tryRun('chattr', ['+i', path]), (path) => void tryRun('chattr', ['-i', path]));
 }
+
+/**
+ * The mounts one test file made: `use` makes one and keeps it for `cleanupAll` (afterAll), or
+ * prints why it could not be made and returns undefined, so the case can skip and say why.
+ */
+export class ScratchMounts {
+  private readonly made: ScratchMount[] = [];
+
+  use(make: () => ScratchMount): ScratchMount | undefined {
+    const mount = make();
+    this.made.push(mount);
+    if (mount.skipReason !== undefined) {
+      console.log(`skipped: ${mount.skipReason}`);
+      return undefined;
+    }
+    return mount;
+  }
+
+  cleanupAll(): void {
+    for (const mount of this.made.splice(0)) mount.cleanup();
+  }
+}
