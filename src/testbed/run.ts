@@ -57,7 +57,10 @@ export async function testbedRun(nameInput: string, command: string[], options: 
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   let graceTimer: NodeJS.Timeout | undefined;
+  // Ctrl-C (or TERM) ends the run as it ends any command: 128 + the signal, whatever the hosts' commands return.
+  let interrupted: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => (): void => {
+    interrupted ??= signal === 'SIGINT' ? 130 : 143;
     killAll(signal);
     graceTimer ??= setTimeout(() => killAll('SIGKILL'), KILL_GRACE_MS);
   };
@@ -108,5 +111,6 @@ export async function testbedRun(nameInput: string, command: string[], options: 
     process.off('SIGTERM', onTerm);
   }
   const failed = results.find((code) => code !== 0);
-  return { exitCode: failed === undefined ? 0 : typeof failed === 'number' && failed > 0 ? failed : 3, hosts: results, faults: state.faults, timedOut };
+  const exitCode = interrupted ?? (failed === undefined ? 0 : typeof failed === 'number' && failed > 0 ? failed : 3);
+  return { exitCode, hosts: results, faults: state.faults, timedOut };
 }

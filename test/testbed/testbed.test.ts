@@ -66,6 +66,31 @@ describe.skipIf(!canNetns || !haveCli)('testbed (root)', () => {
     }
   });
 
+  it('Ctrl-C during run stops every host\'s command and exits 130, as a one-host command would', async () => {
+    const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '2', '--rate', '1gbit', '--buffer', '64K']);
+    expect(up.code).toBe(0);
+    try {
+      let sent = false;
+      let pids: number[] = [];
+      const run = await runCli(['testbed', 'run', '--name', NAME, '--', 'sh', '-c', 'echo "pid $$"; exec sleep 60'], {
+        timeoutMs: 30_000,
+        onStdout: (soFar, pid) => {
+          const seen = [...soFar.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
+          if (sent || seen.length < 2) return;
+          sent = true;
+          pids = seen;
+          process.kill(pid, 'SIGINT');
+        },
+      });
+      expect(sent).toBe(true);
+      expect(run.code).toBe(130);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(pids.filter(isAlive)).toEqual([]);
+    } finally {
+      await testbedDown(NAME);
+    }
+  });
+
   it('Ctrl-C during up removes what it had made and exits 3', async () => {
     let interrupted = false;
     const run = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '40', '--rate', '1gbit', '--buffer', '64K'], {
