@@ -1,5 +1,17 @@
 /** Real collectives over kernel TCP: the public surface of bench/. */
-export * from './types.js';
+export {
+  BENCH_OPS,
+  DATA_TYPES,
+  REDUCE_OPS,
+  type BenchOp,
+  type DataType,
+  type ReduceOp,
+  type NumericArray,
+  type BenchParams,
+  type BenchRow,
+  type BenchCell,
+  type RankInfo,
+} from './types.js';
 export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';
