@@ -42,9 +42,7 @@ function detectCpuinfo(text: string): number {
 export function parseCpuinfo(text: string): ParseResult<CpuinfoFacts> {
   const facts = readCpuinfo(text);
   if (!facts) {
-    const lines = text.split('\n');
-    const firstIndex = lines.findIndex((line) => line.trim().length > 0);
-    throw new NotThisKindError('cpuinfo', Math.max(firstIndex, 0) + 1, firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''));
+    throw NotThisKindError.atFirstLine('cpuinfo', text);
   }
   return { kind: 'cpuinfo', facts, warnings: [] };
 }

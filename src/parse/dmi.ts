@@ -37,9 +37,7 @@ function readDmi(text: string): DmiFacts | null {
 export function parseDmi(text: string): ParseResult<DmiFacts> {
   const facts = readDmi(text);
   if (!facts) {
-    const lines = text.split('\n');
-    const firstIndex = lines.findIndex((line) => line.trim().length > 0);
-    throw new NotThisKindError('dmi', Math.max(firstIndex, 0) + 1, firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''));
+    throw NotThisKindError.atFirstLine('dmi', text);
   }
   return { kind: 'dmi', facts, warnings: [] };
 }

@@ -69,4 +69,11 @@ export class NotThisKindError extends Error {
     this.line = line;
     this.excerpt = excerpt;
   }
+
+  /** Refusal naming the first non-blank line of `text` (or 'empty'). */
+  static atFirstLine(kind: ParserKind, text: string): NotThisKindError {
+    const lines = text.split('\n');
+    const firstIndex = lines.findIndex((line) => line.trim().length > 0);
+    return new NotThisKindError(kind, Math.max(firstIndex, 0) + 1, firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''));
+  }
 }

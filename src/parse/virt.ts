@@ -34,9 +34,7 @@ function readVirt(text: string): VirtFacts | null {
 export function parseVirt(text: string): ParseResult<VirtFacts> {
   const facts = readVirt(text);
   if (!facts) {
-    const lines = text.split('\n');
-    const firstIndex = lines.findIndex((line) => line.trim().length > 0);
-    throw new NotThisKindError('virt', Math.max(firstIndex, 0) + 1, firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''));
+    throw NotThisKindError.atFirstLine('virt', text);
   }
   return { kind: 'virt', facts, warnings: [] };
 }
