@@ -1,27 +1,33 @@
 /**
  * `aifabric demo`: the embedded Llama-3-70B-class job on 8 x H100 nodes, compared over TCP 100G,
- * RoCE 400G and InfiniBand NDR 400G, scaled from 1 to 128 nodes, with the all_reduce curves behind it.
+ * RoCE 400G and InfiniBand NDR 400G (with RoCE 100G and TCP 400G beside them, so the transport effect
+ * reads apart from the line-rate one), scaled from 1 to 128 nodes, with the all_reduce curves behind it.
  */
 import type { ResultEnvelope } from '../core/envelope.js';
 import { parseJobYaml } from '../spec/load.js';
 import { runCollective, type CollectiveMetrics } from '../model/collective-run.js';
-import { compareFabrics, scaleJob, type PlanMetrics, type ScaleMetrics } from '../model/plan.js';
+import { compareFabrics, scaleJob, type CompareMetrics, type ScaleMetrics } from '../model/plan.js';
+import type { TransportSplit } from '../model/transport-split.js';
 import { DEFAULT_JOB_FILE_NAME, DEFAULT_JOB_YAML } from './default-job.js';
 
 export const DEMO_FABRICS = ['tcp-100g', 'roce-400g', 'ib-ndr-400g'] as const;
 export const DEMO_NODES = [1, 2, 4, 8, 16, 32, 64, 128] as const;
 
 export interface DemoResults {
-  compare: ResultEnvelope<{ rows: PlanMetrics[] }>;
+  compare: ResultEnvelope<CompareMetrics>;
   scale: ResultEnvelope<ScaleMetrics>;
   collectives: ResultEnvelope<CollectiveMetrics>[];
+  /** The headline: TCP 100G against RoCE 400G at the job's 8 nodes, split into line rate x transport. */
+  split: TransportSplit | null;
 }
 
 export function runDemo(): DemoResults {
   const job = parseJobYaml(DEFAULT_JOB_YAML, DEFAULT_JOB_FILE_NAME);
   const cluster = job.resolve().cluster;
+  const compare = compareFabrics(job, DEMO_FABRICS, {}, DEFAULT_JOB_FILE_NAME);
   return {
-    compare: compareFabrics(job, DEMO_FABRICS, {}, DEFAULT_JOB_FILE_NAME),
+    compare,
+    split: compare.metrics.split,
     scale: scaleJob(job, DEMO_NODES, DEMO_FABRICS, DEFAULT_JOB_FILE_NAME),
     collectives: DEMO_FABRICS.map((fabric) =>
       runCollective({

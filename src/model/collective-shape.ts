@@ -7,6 +7,8 @@ import type { GpuSpec } from '../spec/gpu.js';
 import type { ClusterTopology } from '../spec/cluster.js';
 import { pcieBandwidthGBps } from '../spec/gpu.js';
 import { transportTerms, type TransportTerms } from './transport.js';
+import { FITTED_CONSTANTS, type ModelConstants } from './fitted.js';
+import { tuningFor, type GpuGeneration, type NcclVersionTuning } from './nccl-tuning.js';
 
 /**
  * Share of NVLink's per-direction bandwidth NCCL's ring sustains inside one node: about 20% goes to
@@ -20,6 +22,14 @@ export const NVLINK_EFFICIENCY = 370 / 450;
  * bandwidth: what a one-rank collective (a local copy, NCCL src/enqueue.cc ncclLaunchOneRank) runs at.
  */
 export const DEVICE_COPY_HBM_SHARE = 0.5;
+
+/**
+ * GPUs without NVLink exchange data over PCIe through the host bridge or a PCIe switch; NCCL's
+ * P2P/SHM transports reach about half the link's rate per direction in a ring (each GPU's link
+ * carries a send and a receive through the CPU's root complex): the 4 x A40 run of
+ * test/fixtures/nccl-tests/llm-insights-a40-4gpu-sys-all_reduce-nvlink-disabled.txt shows it.
+ */
+export const PCIE_P2P_SHARE = 0.5;
 
 export interface CollectiveShape {
   nodes: number;
@@ -40,6 +50,31 @@ export interface CollectiveShape {
   /** Present when derived from a fabric. */
   transport?: TransportTerms;
   fabric?: FabricSpec;
+  /** How GPUs in a node reach each other: NVLink (NVSwitch) or PCIe only. */
+  intraKind: 'nvlink' | 'pcie';
+  /** The GPU generation NCCL's tuning tables index by (compute capability 7.x, 8.x, 9.x, 10.x). */
+  generation: GpuGeneration;
+  /** NVLink SHARP is available (NVSwitch gen 3+): NVLS and NVLSTree can run. */
+  nvls: boolean;
+  /** NVLink bandwidth per GPU per direction as NVIDIA quotes it (GB/s): NVLS's reference. */
+  nvlinkPerDirectionGBps: number;
+  /** The GPU's own PCIe link, one direction (GB/s): what feeds its NICs with GPUDirect. */
+  gpuPcieGBps: number;
+  /** GPUDirect RDMA on the path (NCCL's `GDR 1`). */
+  gpuDirect: boolean;
+  /** The NCCL version whose tuning applies. */
+  ncclVersion: string;
+  tuning: NcclVersionTuning;
+  constants: ModelConstants;
+}
+
+/** The generation NCCL's tables use for a GPU, from its id (Ada counts as Ampere there: compute capability 8.9 < 9.0). */
+export function gpuGeneration(gpu: Pick<GpuSpec, 'id' | 'name'>): GpuGeneration {
+  const text = `${gpu.id} ${gpu.name}`.toLowerCase();
+  if (/\b(gb|b)(10|100|200|300)\b|blackwell/.test(text)) return 'blackwell';
+  if (/\b(gh200|h100|h200|h800|h20)\b|hopper/.test(text)) return 'hopper';
+  if (/\bv100\b|volta|\bp100\b|\bk80\b|pascal|kepler/.test(text)) return 'volta';
+  return 'ampere';
 }
 
 export interface ShapeInput {
@@ -56,12 +91,28 @@ export interface ShapeInput {
   alphaSeconds?: number;
   /** Override the per-NIC bandwidth (bits per second). */
   bandwidthBps?: number;
+  intraNodeKind?: 'nvlink' | 'pcie';
+  ncclVersion?: string;
+  constants?: ModelConstants;
 }
 
 export function buildShape(input: ShapeInput): CollectiveShape {
   const nicsPerNode = input.nicsPerNode ?? input.gpusPerNode;
   const topology = input.topology ?? { kind: 'single-switch' };
   const pure = input.alphaSeconds !== undefined && input.bandwidthBps !== undefined;
+  const gpuDirect = input.gpuDirectRdma ?? input.fabric.gpuDirectRdma;
+  const intraKind = input.intraNodeKind ?? (input.gpu.nvlinkBandwidthGBps > 0 ? 'nvlink' : 'pcie');
+  const common = {
+    intraKind,
+    generation: gpuGeneration(input.gpu),
+    nvls: intraKind === 'nvlink' && (input.gpu as { nvls?: boolean }).nvls === true,
+    nvlinkPerDirectionGBps: input.gpu.nvlinkBandwidthGBps / 2,
+    gpuPcieGBps: pcieBandwidthGBps(input.gpu),
+    gpuDirect: gpuDirect && input.fabric.transport !== 'tcp',
+    ncclVersion: input.ncclVersion ?? tuningFor(undefined).version,
+    tuning: tuningFor(input.ncclVersion),
+    constants: input.constants ?? FITTED_CONSTANTS,
+  };
   if (pure) {
     const bandwidthGBps = (input.bandwidthBps ?? 0) / 8 / 1e9;
     return {
@@ -76,30 +127,38 @@ export function buildShape(input: ShapeInput): CollectiveShape {
       netMessageLatencyUs: (input.alphaSeconds ?? 0) * 1e6,
       switchHopLatencyUs: 0,
       pureAlphaUs: (input.alphaSeconds ?? 0) * 1e6,
+      ...common,
     };
   }
   const transport = transportTerms({
     fabric: input.fabric,
-    gpuDirectRdma: input.gpuDirectRdma ?? input.fabric.gpuDirectRdma,
+    gpuDirectRdma: gpuDirect,
     nicsPerNode,
     gpusPerNode: input.gpusPerNode,
     pcieGBps: pcieBandwidthGBps(input.gpu),
     hostMemoryBandwidthGBps: input.hostMemoryBandwidthGBps ?? 614,
   });
   const nicGBps = input.bandwidthBps !== undefined ? input.bandwidthBps / 8 / 1e9 : transport.achievableGBps;
-  const latencyUs = input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : input.fabric.perMessageLatencyUs;
+  // EFA has no published per-message latency: the model uses the one fitted to the corpus (fitted.ts).
+  const fabricLatencyUs = input.fabric.transport === 'efa' ? common.constants.efaMessageUs : input.fabric.perMessageLatencyUs;
+  const latencyUs = input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : fabricLatencyUs;
   return {
     nodes: input.nodes,
     gpusPerNode: input.gpusPerNode,
     nicsPerNode,
     topology,
     nicGBps,
-    intraGBps: (input.intraNodeGBps ?? input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY,
+    intraGBps: input.intraNodeGBps !== undefined
+      ? input.intraNodeGBps * (intraKind === 'nvlink' ? NVLINK_EFFICIENCY : 1)
+      : intraKind === 'nvlink'
+        ? (input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY
+        : pcieBandwidthGBps(input.gpu) * PCIE_P2P_SHARE,
     localCopyGBps: input.gpu.hbmBandwidthTBps * 1e3 * DEVICE_COPY_HBM_SHARE,
     netMessageLatencyUs: latencyUs,
     switchHopLatencyUs: input.fabric.switchHopLatencyUs,
     transport,
     fabric: input.fabric,
+    ...common,
   };
 }
 

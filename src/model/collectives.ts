@@ -10,23 +10,36 @@ import {
   BASE_LATENCY_US,
   NET_HOP_LATENCY_US,
   NVLINK_HOP_LATENCY_US,
-  PROTOCOL_BANDWIDTH_SHARE,
+  PCI_HOP_LATENCY_US,
+  NET_OVERHEAD_US,
+  NVLS_MAX_ARITY,
+  PAT_BUSBW_SHARE,
   SIMPLE_NET_OVERHEAD_FACTOR,
   TREE_ALGBW_RATIO,
-  TREE_BUSBW_DERATE,
-  type NcclAlgorithm,
+  TREE_BUSBW_SHARE,
+  TREE_LL_SHARE,
+  channelsForSize,
+  ll128BusbwShare,
+  llBusbwShare,
+  llMaxBandwidthGBps,
+  nvlsChannels,
+  protocolOfId,
+  ringLl128PerChannelGBps,
+  ringPlateauFactor,
+  treeCorrection,
+  treeLl128PerChannelGBps,
+  treeLl128Share,
+  treePerChannelGBps,
   type NcclProtocol,
+  type ProtocolChoice,
 } from './nccl-tuning.js';
 import { nodeNetworkGBps, rankCount, spineSlowdown, switchHops, type CollectiveShape } from './collective-shape.js';
 import { expectedTimeoutDelayUs } from './transport.js';
+import { ALGORITHM_CHOICES, type AlgorithmChoice, type NcclAlgorithm } from './algorithms.js';
 
-import { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
 export { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
 /** `local`: a one-rank collective, which NCCL runs as a device copy (src/enqueue.cc ncclLaunchOneRank). */
-export type AlgorithmUsed = 'ring' | 'tree' | 'hierarchical' | 'p2p' | 'local';
-
-/** tuning.cc getNetOverhead: about 1 us of proxy work per network operation on x86 hosts. */
-const NET_OVERHEAD_US = 1.0;
+export type AlgorithmUsed = NcclAlgorithm | 'hierarchical' | 'p2p' | 'local';
 
 /**
  * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
@@ -44,6 +57,8 @@ export interface CollectiveEstimate {
   latencyUs: number;
   bandwidthTimeUs: number;
   timeoutDelayUs: number;
+  /** Channels NCCL runs this size on (0 where channels do not apply). */
+  channels: number;
 }
 
 interface Cost {
@@ -54,37 +69,62 @@ interface Cost {
   networkSteps: number;
   flowsPerStep: number;
   bytesPerFlow: number;
+  channels?: number;
 }
 
 const usFor = (bytes: number, gigabytesPerSecond: number): number =>
   gigabytesPerSecond === Number.POSITIVE_INFINITY ? 0 : (bytes / (gigabytesPerSecond * 1e9)) * 1e6;
 
+const reduces = (op: CollectiveOp): boolean => op === 'all_reduce' || op === 'reduce' || op === 'reduce_scatter';
+
+/** Per-hop NVLink or PCIe latency of NCCL's table for this shape (tree Simple from the version's row). */
+function intraHwLatency(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
+  if (algo === 'tree' && protocol === 'Simple') return shape.intraKind === 'pcie' ? shape.tuning.treeSimpleHwLat.pci : shape.tuning.treeSimpleHwLat.nvlink;
+  if ((algo === 'nvls' || algo === 'nvlstree') && protocol === 'Simple') return shape.tuning.nvlsHwLat;
+  return (shape.intraKind === 'pcie' ? PCI_HOP_LATENCY_US : NVLINK_HOP_LATENCY_US)[algo][protocol];
+}
+
+/** NCCL's network hop latency plus the fabric's own message latency and switch hops. */
 function interHopLatencyUs(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  return NET_HOP_LATENCY_US[algo][protocol] + shape.netMessageLatencyUs + switchHops(shape) * shape.switchHopLatencyUs;
+  const table = algo === 'tree' && protocol === 'Simple' ? shape.tuning.treeSimpleHwLat.net : NET_HOP_LATENCY_US[algo][protocol];
+  // 2.25: with one GPU per node the inter-node latency is the tree's (tuning.cc interLat).
+  const hw = shape.gpusPerNode === 1 && shape.tuning.interStepsMinusOne && algo !== 'tree' ? NET_HOP_LATENCY_US.tree[protocol] || table : table;
+  const wire = shape.netMessageLatencyUs + switchHops(shape) * shape.switchHopLatencyUs;
+  // tuning.cc adds the graph's inter-node latency once more for Simple ("flush extra latency").
+  return hw + wire * (protocol === 'Simple' ? 2 : 1);
 }
 
-function intraHopLatencyUs(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  const nvlink = NVLINK_HOP_LATENCY_US[algo][protocol];
-  if (shape.nodes <= 1) return nvlink;
-  const overhead = protocol === 'Simple' ? NET_OVERHEAD_US * SIMPLE_NET_OVERHEAD_FACTOR : NET_OVERHEAD_US;
-  return Math.max(nvlink, overhead);
-}
-
-/** Bandwidth every ring edge gets: the node's network (spread over its NICs) or NVLink, whichever is lower. */
+/** Bandwidth every ring edge gets: the node's network (spread over its NICs, fed by the GPUs' PCIe links) or NVLink. */
 function ringBottleneckGBps(shape: CollectiveShape): number {
   if (shape.nodes <= 1) return shape.intraGBps;
   const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
-  const network = nodeNetworkGBps(shape) / spineSlowdown(shape, 1 / leaves);
+  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
   return Math.min(network, shape.intraGBps);
 }
 
-function ringSteps(op: CollectiveOp, ranks: number, nodes: number): { steps: number; interSteps: number; volumeFactor: number } {
+/** The node's NICs together, bounded by what the GPUs' own PCIe links can feed them (GPUDirect: GPU to NIC). */
+function nodeNetworkWithPcieGBps(shape: CollectiveShape): number {
+  const network = nodeNetworkGBps(shape);
+  if (shape.pureAlphaUs !== undefined || !shape.transport) return network;
+  return Math.min(network, shape.gpusPerNode * gpuNetworkFeedGBps(shape));
+}
+
+/**
+ * What one GPU can feed its NICs: its PCIe link with GPUDirect RDMA (or GPUDirect-TCPX devmem);
+ * without, the bounce through pinned host memory sustains only `bounceShare` of that link.
+ */
+function gpuNetworkFeedGBps(shape: CollectiveShape): number {
+  const direct = shape.gpuDirect || shape.fabric?.tcp?.devmem === true;
+  return direct ? shape.gpuPcieGBps : shape.gpuPcieGBps * shape.constants.bounceShare;
+}
+
+function ringSteps(op: CollectiveOp, ranks: number, nodes: number, minusOne: boolean): { steps: number; interSteps: number; volumeFactor: number } {
   // tuning.cc: nsteps 2(n-1) for all_reduce, n-1 for all_gather/reduce_scatter, n otherwise;
-  // nInterSteps 2(N-1) for all_reduce, N-1 otherwise.
-  const interSteps = nodes <= 1 ? 0 : op === 'all_reduce' ? 2 * (nodes - 1) : nodes - 1;
+  // nInterSteps 2(N-1) for all_reduce (2N before 2.25), N-1 otherwise.
+  const interSteps = nodes <= 1 ? 0 : op === 'all_reduce' ? (minusOne ? 2 * (nodes - 1) : 2 * nodes) : nodes - 1;
   switch (op) {
     case 'all_reduce':
-      return { steps: 2 * (ranks - 1), interSteps, volumeFactor: (2 * (ranks - 1)) / ranks };
+      return { steps: 2 * (ranks - 1), interSteps: Math.min(interSteps, 2 * (ranks - 1)), volumeFactor: (2 * (ranks - 1)) / ranks };
     case 'all_gather':
     case 'reduce_scatter':
       return { steps: ranks - 1, interSteps, volumeFactor: (ranks - 1) / ranks };
@@ -97,39 +137,153 @@ function streamsPerFlow(shape: CollectiveShape): number {
   return shape.fabric?.tcp?.streamsPerPeer ?? 1;
 }
 
+/** Ring channels NCCL's search builds: 2 per NIC across nodes (at least 2), 16 over NVLink, 4 over PCIe (src/graph/search.cc). */
+function ringChannels(shape: CollectiveShape): number {
+  const intra = shape.intraKind === 'nvlink' ? 16 : 4;
+  if (shape.nodes <= 1) return intra;
+  return Math.max(2, Math.min(intra, 2 * shape.nicsPerNode));
+}
+
+/** Latency split into NCCL's fixed part, its intra-node hops and its network hops (us, unscaled). */
+interface Latency {
+  base: number;
+  intra: number;
+  inter: number;
+}
+
+function scaled(shape: CollectiveShape, latency: Latency, protocol: NcclProtocol = 'Simple'): number {
+  const { launchUs, intraLatencyScale, netLatencyScale, simpleLatencyScale } = shape.constants;
+  const hops = latency.base + latency.intra * intraLatencyScale + latency.inter * netLatencyScale;
+  return launchUs + hops * (protocol === 'Simple' ? simpleLatencyScale : 1);
+}
+
 function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
   const ranks = rankCount(shape);
-  const { steps, interSteps, volumeFactor } = ringSteps(op, ranks, shape.nodes);
-  const bandwidth = ringBottleneckGBps(shape) * PROTOCOL_BANDWIDTH_SHARE[protocol];
-  const latencyUs =
-    BASE_LATENCY_US.ring[protocol] +
-    (steps - interSteps) * intraHopLatencyUs(shape, 'ring', protocol) +
-    interSteps * interHopLatencyUs(shape, 'ring', protocol);
+  const { steps, interSteps, volumeFactor } = ringSteps(op, ranks, shape.nodes, shape.tuning.interStepsMinusOne);
+  const maxChannels = ringChannels(shape);
+  const channels = channelsForSize(sizeBytes, maxChannels, protocol, protocol === 'LL', ranks);
+  const graph = ringBottleneckGBps(shape);
+  let busBw = graph;
+  if (protocol === 'LL') busBw = Math.min(llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning), graph * llBusbwShare(shape.nodes, reduces(op), shape.tuning) * 2);
+  if (protocol === 'LL128') busBw = Math.min(graph * ll128BusbwShare(shape.gpusPerNode, shape.tuning), maxChannels * ringLl128PerChannelGBps(shape.generation, shape.nodes));
+  // Fewer channels for a small message (enqueue.cc): each keeps its share of the bandwidth.
+  busBw *= channels / maxChannels;
+  const netOverhead = shape.nodes > 1 ? NET_OVERHEAD_US * (protocol === 'Simple' ? SIMPLE_NET_OVERHEAD_FACTOR : 1) : 0;
+  const intraHop = Math.max(intraHwLatency(shape, 'ring', protocol), netOverhead);
+  let latency: Latency = {
+    base: BASE_LATENCY_US.ring[protocol],
+    intra: (steps - interSteps) * intraHop,
+    inter: interSteps * interHopLatencyUs(shape, 'ring', protocol),
+  };
+  if (op === 'broadcast' || op === 'reduce') latency = { base: latency.base, intra: intraHwLatency(shape, 'ring', protocol), inter: shape.nodes > 1 ? interHopLatencyUs(shape, 'ring', protocol) : 0 };
+  if (protocol === 'Simple' && shape.nodes > 1 && op === 'all_reduce' && sizeBytes / (maxChannels * ranks) >= 64) {
+    const factor = ringPlateauFactor(shape.generation);
+    latency = { base: latency.base * factor, intra: latency.intra * factor, inter: latency.inter * factor };
+  }
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs,
-    bandwidthTimeUs: usFor(volumeFactor * sizeBytes, bandwidth),
+    latencyUs: scaled(shape, latency, protocol),
+    bandwidthTimeUs: usFor(volumeFactor * sizeBytes, busBw),
     networkSteps: interSteps,
     flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
     bytesPerFlow: sizeBytes / ranks / streams,
+    channels,
   };
 }
 
+/**
+ * The network's share of a tree-like all_reduce (tree, NVLSTree, CollNet): on two nodes each node
+ * sends and receives S once (the two trees mirror each other), beyond two an interior node moves 2S,
+ * so the algorithm bandwidth is the node's network bandwidth, halved beyond two nodes.
+ */
+function treeNetworkAlgbwGBps(shape: CollectiveShape): number {
+  const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
+  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
+  return network * (shape.nodes === 2 ? 1 : 0.5);
+}
+
 function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
-  // NCCL's tuner: tree algbw = 0.5 x min(0.92 x bus bandwidth); latency 2((g-1) intra + log2(N) inter).
-  const busBandwidth = ringBottleneckGBps(shape) * PROTOCOL_BANDWIDTH_SHARE[protocol] * TREE_BUSBW_DERATE;
+  // A chain inside the node (each GPU sends S up and S down over its NVLink) and a double binary tree across nodes.
+  const channels = Math.max(2, ringChannels(shape));
+  const chainAlgbw = shape.gpusPerNode > 1 ? shape.intraGBps / 2 : Number.POSITIVE_INFINITY;
+  const physical = (Math.min(chainAlgbw, treeNetworkAlgbwGBps(shape)) * shape.constants.treeShare) / TREE_ALGBW_RATIO;
+  let busBw = Math.min(physical * TREE_BUSBW_SHARE, channels * treePerChannelGBps(shape.generation, shape.nodes));
+  if (protocol === 'LL') busBw = Math.min(physical * TREE_LL_SHARE, llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning));
+  if (protocol === 'LL128') busBw = Math.min(physical * treeLl128Share(shape.nodes), channels * treeLl128PerChannelGBps(shape.generation, shape.nodes));
+  const algbw = busBw * TREE_ALGBW_RATIO * treeCorrection(protocol, sizeBytes);
   const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
-  const latencyUs =
-    BASE_LATENCY_US.tree[protocol] +
-    2 * ((shape.gpusPerNode - 1) * intraHopLatencyUs(shape, 'tree', protocol) + depth * interHopLatencyUs(shape, 'tree', protocol));
+  const base = protocol === 'Simple' && shape.tuning.treeSimpleHwLat.net === 28 ? 0 : BASE_LATENCY_US.tree[protocol];
+  const latency: Latency = {
+    base,
+    intra: 2 * (shape.gpusPerNode - 1) * intraHwLatency(shape, 'tree', protocol),
+    inter: 2 * depth * interHopLatencyUs(shape, 'tree', protocol),
+  };
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs,
-    bandwidthTimeUs: usFor(sizeBytes, busBandwidth * TREE_ALGBW_RATIO),
+    latencyUs: scaled(shape, latency, protocol),
+    bandwidthTimeUs: usFor(sizeBytes, algbw),
     networkSteps: 2 * depth,
     flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
     bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
+    channels,
   };
+}
+
+/** NVLS (NVLink SHARP) inside one node: the NVSwitch reduces and multicasts; all_reduce, reduce_scatter, all_gather. */
+function nvlsAlgbwGBps(op: CollectiveOp, shape: CollectiveShape): number {
+  const ranks = shape.gpusPerNode;
+  const busbw = shape.constants.nvlsShare * shape.nvlinkPerDirectionGBps;
+  return busbw / Math.max(busbwFactor(op, ranks), 1e-9);
+}
+
+function nvlsCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape): Cost {
+  const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvls', 'Simple'), inter: 0 };
+  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, nvlsAlgbwGBps(op, shape)), networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0, channels: nvlsChannels(shape.generation) };
+}
+
+function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
+  const algbw = Math.min(nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }), treeNetworkAlgbwGBps(shape) * shape.constants.treeShare);
+  const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
+  const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvlstree', 'Simple'), inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple') };
+  const streams = streamsPerFlow(shape);
+  return {
+    latencyUs: scaled(shape, latency),
+    bandwidthTimeUs: usFor(sizeBytes, algbw),
+    networkSteps: 2 * depth,
+    flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
+    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
+    channels: nvlsChannels(shape.generation),
+  };
+}
+
+/** CollNet (IB SHARP): the switches reduce, each node sends and receives S once whatever the node count. */
+function collnetCost(sizeBytes: number, shape: CollectiveShape, chain: boolean): Cost {
+  const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
+  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
+  const intra = shape.nvls ? nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }) : shape.intraGBps / 2;
+  const algbw = Math.min(network, intra);
+  const ppn = shape.gpusPerNode;
+  const hop = intraHwLatency(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple');
+  const intra2 = chain ? 2 * (ppn - 1) * hop : 2 * (Math.min(1, ppn - 1) * hop + (ppn - 1) * 0.4);
+  const latency: Latency = { base: 0, intra: intra2, inter: interHopLatencyUs(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple') };
+  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, algbw), networkSteps: 2, flowsPerStep: shape.nodes * shape.nicsPerNode, bytesPerFlow: sizeBytes / shape.nicsPerNode, channels: 16 };
+}
+
+/** PAT (all_gather / reduce_scatter, one GPU per node, 2.23+): log2(N) network steps instead of N-1, at 0.75 of the ring's bandwidth. */
+function patCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape): Cost {
+  const ranks = rankCount(shape);
+  const busBw = ringBottleneckGBps(shape) * PAT_BUSBW_SHARE;
+  const interLat = interHopLatencyUs(shape, 'pat', 'Simple');
+  const latency: Latency = { base: 8, intra: ranks * 2.8, inter: Math.floor(Math.log2(Math.max(1, shape.nodes))) * (interLat / 3.5) };
+  return {
+    latencyUs: scaled(shape, latency),
+    bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, busBw),
+    networkSteps: Math.ceil(Math.log2(Math.max(2, shape.nodes))),
+    flowsPerStep: shape.nodes,
+    bytesPerFlow: sizeBytes / ranks,
+    channels: ringChannels(shape),
+  };
+  void op;
 }
 
 function hierarchicalCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
@@ -138,23 +292,33 @@ function hierarchicalCost(op: CollectiveOp, sizeBytes: number, shape: Collective
   const g = shape.gpusPerNode;
   const n = shape.nodes;
   const passes = op === 'all_reduce' ? 2 : 1;
-  const intraTime = usFor(passes * ((g - 1) / g) * sizeBytes, shape.intraGBps * PROTOCOL_BANDWIDTH_SHARE[protocol]);
+  const share = protocol === 'LL' ? 0.5 : protocol === 'LL128' ? 120 / 128 : 1;
+  const intraTime = usFor(passes * ((g - 1) / g) * sizeBytes, shape.intraGBps * share);
   const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : n;
-  const network = (nodeNetworkGBps(shape) / spineSlowdown(shape, 1 / leaves)) * PROTOCOL_BANDWIDTH_SHARE[protocol];
+  const network = (nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves)) * share;
   const interTime = n <= 1 ? 0 : usFor(passes * ((n - 1) / n) * sizeBytes, network);
   const interSteps = n <= 1 ? 0 : passes * (n - 1);
-  const latencyUs =
-    BASE_LATENCY_US.ring[protocol] +
-    passes * (g - 1) * intraHopLatencyUs(shape, 'ring', protocol) +
-    interSteps * interHopLatencyUs(shape, 'ring', protocol);
+  const latency: Latency = {
+    base: BASE_LATENCY_US.ring[protocol],
+    intra: passes * (g - 1) * intraHwLatency(shape, 'ring', protocol),
+    inter: interSteps * interHopLatencyUs(shape, 'ring', protocol),
+  };
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs,
+    latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: Math.max(intraTime, interTime),
     networkSteps: interSteps,
     flowsPerStep: n * shape.nicsPerNode * streams,
     bytesPerFlow: sizeBytes / g / n / streams,
   };
+}
+
+/** One point-to-point hop's latency: NCCL's Simple hop over the network or inside the node, after the launch. */
+function p2pLatencyUs(shape: CollectiveShape): number {
+  const latency: Latency = shape.nodes > 1
+    ? { base: BASE_LATENCY_US.ring.Simple, intra: 0, inter: interHopLatencyUs(shape, 'ring', 'Simple') }
+    : { base: BASE_LATENCY_US.ring.Simple, intra: intraHwLatency(shape, 'ring', 'Simple'), inter: 0 };
+  return scaled(shape, latency);
 }
 
 function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
@@ -166,13 +330,12 @@ function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const crossLeaf = shape.topology.kind === 'leaf-spine' && shape.nodes > 1
     ? Math.max(0, shape.nodes - shape.topology.nodesPerLeaf) / (shape.nodes - 1)
     : 0;
-  const network = nodeNetworkGBps(shape) / spineSlowdown(shape, crossLeaf);
+  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
   const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
   const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
-  const hop = shape.nodes > 1 ? interHopLatencyUs(shape, 'ring', 'Simple') : intraHopLatencyUs(shape, 'ring', 'Simple');
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs: BASE_LATENCY_US.ring.Simple + hop,
+    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
     flowsPerStep: g * (ranks - g) * streams,
@@ -181,12 +344,13 @@ function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
 }
 
 function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  // nccl-tests sendrecv: rank r sends S to r+1. Across nodes one pair per node crosses, on one NIC.
-  const linkGBps = shape.nodes > 1 ? Math.min(shape.nicGBps, shape.intraGBps) : shape.intraGBps;
-  const hop = shape.nodes > 1 ? interHopLatencyUs(shape, 'ring', 'Simple') : intraHopLatencyUs(shape, 'ring', 'Simple');
+  // nccl-tests sendrecv: rank r sends S to r+1. Across nodes one pair per node crosses, on one NIC,
+  // which the node's GPUs share when there are fewer NICs than GPUs (every rank's send runs at once).
+  const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
+  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps) : shape.intraGBps;
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs: BASE_LATENCY_US.ring.Simple + hop,
+    latencyUs: p2pLatencyUs(shape),
     bandwidthTimeUs: usFor(sizeBytes, linkGBps),
     networkSteps: shape.nodes > 1 ? 1 : 0,
     flowsPerStep: shape.nodes * streams,
@@ -208,22 +372,81 @@ function pureAlphaBetaCost(op: CollectiveOp, sizeBytes: number, shape: Collectiv
     return { latencyUs: (ranks - 1) * alpha, bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, bandwidth), ...none };
   }
   if (op === 'sendrecv') return { latencyUs: alpha, bandwidthTimeUs: usFor(sizeBytes, shape.nicGBps), ...none };
-  const { volumeFactor } = ringSteps(op, ranks, shape.nodes);
+  const { volumeFactor } = ringSteps(op, ranks, shape.nodes, true);
   const steps = op === 'all_reduce' ? 2 * (ranks - 1) : ranks - 1;
   return { latencyUs: steps * alpha, bandwidthTimeUs: usFor(volumeFactor * sizeBytes, bandwidth), ...none };
 }
 
+/** Which algorithms exist for an op at all (NCCL src/enqueue.cc, tuning.cc). */
 const supportsAlgorithm = (op: CollectiveOp, algo: AlgorithmUsed): boolean => {
   if (op === 'alltoall' || op === 'sendrecv') return algo === 'p2p';
-  if (algo === 'tree') return op === 'all_reduce';
-  if (algo === 'hierarchical') return op === 'all_reduce' || op === 'all_gather' || op === 'reduce_scatter';
-  return algo === 'ring';
+  switch (algo) {
+    case 'ring':
+      return true;
+    case 'tree':
+    case 'nvlstree':
+    case 'collnetchain':
+      return op === 'all_reduce';
+    case 'nvls':
+    case 'collnetdirect':
+      return op === 'all_reduce' || op === 'all_gather' || op === 'reduce_scatter';
+    case 'pat':
+      return op === 'all_gather' || op === 'reduce_scatter';
+    case 'hierarchical':
+      return op === 'all_reduce' || op === 'all_gather' || op === 'reduce_scatter';
+    default:
+      return false;
+  }
 };
 
 /**
- * The `--algo` choices that apply to an op: NCCL runs tree for all_reduce only; the hierarchical
- * scheme covers all_reduce, all_gather and reduce_scatter; alltoall and sendrecv are point-to-point
- * sends with no algorithm to choose (NCCL src/enqueue.cc), so only `auto` applies to them.
+ * Why NCCL would not run an algorithm that exists for the op on this shape, or null when it would
+ * (tuning.cc enable rules, enqueue.cc, nvls.cc): tree and NVLSTree need several nodes; NVLS needs
+ * NVLink SHARP, more than 2 GPUs and one node (several need CollNet); PAT needs one GPU per node.
+ */
+function shapeRefusal(op: CollectiveOp, algo: AlgorithmUsed, shape: CollectiveShape): string | null {
+  const version = shape.tuning.version;
+  switch (algo) {
+    case 'tree':
+      return shape.nodes <= 1 && shape.pureAlphaUs === undefined ? null : null;
+    case 'nvls':
+      if (!shape.tuning.nvls) return `NCCL ${version} has no NVLS (2.17 on)`;
+      if (!shape.nvls) return 'NVLS needs NVSwitch with NVLink SHARP (H100, H200, B200, GB200)';
+      if (shape.gpusPerNode <= 2) return 'NVLS needs more than 2 GPUs per node';
+      if (shape.nodes > 1) return 'NVLS across nodes needs CollNet (IB SHARP); NCCL runs NVLSTree instead';
+      if (op !== 'all_reduce' && rankCount(shape) > NVLS_MAX_ARITY) return `NVLS ${op} runs on at most ${NVLS_MAX_ARITY} ranks`;
+      return null;
+    case 'nvlstree':
+      if (!shape.tuning.nvlsTree) return `NCCL ${version} has no NVLSTree (2.18 on)`;
+      if (!shape.nvls) return 'NVLSTree needs NVSwitch with NVLink SHARP (H100, H200, B200, GB200)';
+      if (shape.gpusPerNode <= 2) return 'NVLSTree needs more than 2 GPUs per node';
+      if (shape.nodes <= 1) return 'NVLSTree needs more than one node';
+      return null;
+    case 'collnetdirect':
+    case 'collnetchain':
+      if (shape.nodes <= 1) return 'CollNet needs more than one node';
+      if (shape.fabric && shape.fabric.transport !== 'ib') return 'CollNet needs InfiniBand SHARP switches';
+      return null;
+    case 'pat':
+      if (!shape.tuning.pat) return `NCCL ${version} has no PAT (2.23 on)`;
+      if (shape.gpusPerNode !== 1) return 'PAT runs with one GPU per node only';
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** Algorithms `auto` weighs, as NCCL's tuner does: CollNet only when asked for (NCCL_COLLNET_ENABLE=1), tree across nodes only. */
+function autoCandidates(op: CollectiveOp, shape: CollectiveShape): AlgorithmUsed[] {
+  const all: AlgorithmUsed[] = ['ring', 'tree', 'nvls', 'nvlstree', 'pat'];
+  return all.filter((algo) => supportsAlgorithm(op, algo) && shapeRefusal(op, algo, shape) === null && !(algo === 'tree' && shape.nodes <= 1));
+}
+
+/**
+ * The `--algo` choices that apply to an op: NCCL runs tree, NVLSTree and CollNetChain for all_reduce
+ * only; NVLS and CollNetDirect also for all_gather and reduce_scatter; PAT for all_gather and
+ * reduce_scatter; the hierarchical scheme covers the three; alltoall and sendrecv are
+ * point-to-point sends with no algorithm to choose (NCCL src/enqueue.cc), so only `auto` applies.
  */
 export function applicableAlgorithms(op: CollectiveOp): AlgorithmChoice[] {
   return ALGORITHM_CHOICES.filter((choice) => choice === 'auto' || supportsAlgorithm(op, choice));
@@ -236,6 +459,16 @@ export function checkAlgorithmApplies(op: CollectiveOp, choice: AlgorithmChoice)
   throw new UsageError(`--algo ${choice} does not apply to ${op}${p2p} (algorithms for ${op}: ${applicableAlgorithms(op).join(', ')})`);
 }
 
+/** Throws when NCCL would not run the forced algorithm on this shape, naming the ones it does run. */
+export function checkAlgorithmRuns(op: CollectiveOp, choice: AlgorithmChoice, shape: CollectiveShape): void {
+  checkAlgorithmApplies(op, choice);
+  if (choice === 'auto' || choice === 'hierarchical' || choice === 'ring' || shape.pureAlphaUs !== undefined || rankCount(shape) === 1) return;
+  const why = shapeRefusal(op, choice, shape);
+  if (why === null) return;
+  const runs = ['ring', ...autoCandidates(op, shape).filter((algo) => algo !== 'ring'), 'hierarchical'];
+  throw new UsageError(`--algo ${choice} does not run here: ${why} (algorithms NCCL runs for ${op} on this shape: ${[...new Set(runs)].join(', ')})`);
+}
+
 /** One rank: no network, no peers; a local copy at device-copy speed after the call floor (pure alpha-beta: nothing). */
 function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
@@ -243,9 +476,13 @@ function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
   return { latencyUs: ONE_RANK_CALL_US, bandwidthTimeUs: usFor(sizeBytes, shape.localCopyGBps), ...none };
 }
 
-/** Protocols NCCL enables on this path: LL128 needs ordered 128-byte stores (NVLink, GPUDirect RDMA). */
-function protocolsFor(shape: CollectiveShape): NcclProtocol[] {
-  const ll128 = shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.transport?.stagingLimitGBps === Number.POSITIVE_INFINITY);
+/**
+ * Protocols NCCL enables on this path (tuning.cc LL128 rules): LL128 needs NVLink or PCIe switches
+ * inside the node and GPUDirect RDMA (no CPU bounce) across nodes; NVLS, CollNet and PAT run Simple only.
+ */
+function protocolsFor(shape: CollectiveShape, algo: AlgorithmUsed): NcclProtocol[] {
+  if (algo === 'nvls' || algo === 'nvlstree' || algo === 'collnetdirect' || algo === 'collnetchain' || algo === 'pat' || algo === 'p2p') return ['Simple'];
+  const ll128 = shape.intraKind === 'nvlink' && (shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.gpuDirect));
   return ll128 ? ['LL', 'LL128', 'Simple'] : ['LL', 'Simple'];
 }
 
@@ -265,6 +502,7 @@ function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cos
     latencyUs: cost.latencyUs,
     bandwidthTimeUs: cost.bandwidthTimeUs,
     timeoutDelayUs,
+    channels: cost.channels ?? 0,
   };
 }
 
@@ -272,6 +510,16 @@ function costFor(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, al
   switch (algo) {
     case 'tree':
       return treeCost(sizeBytes, shape, protocol);
+    case 'nvls':
+      return nvlsCost(op, sizeBytes, shape);
+    case 'nvlstree':
+      return nvlsTreeCost(sizeBytes, shape);
+    case 'collnetdirect':
+      return collnetCost(sizeBytes, shape, false);
+    case 'collnetchain':
+      return collnetCost(sizeBytes, shape, true);
+    case 'pat':
+      return patCost(op, sizeBytes, shape);
     case 'hierarchical':
       return hierarchicalCost(op, sizeBytes, shape, protocol);
     case 'p2p':
@@ -283,29 +531,34 @@ function costFor(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, al
   }
 }
 
-export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, choice: AlgorithmChoice = 'auto'): CollectiveEstimate {
+/**
+ * One collective on one shape. `auto` picks the algorithm and protocol with the least time, over what
+ * the shape's NCCL version runs; a forced algorithm (NCCL_ALGO) or protocol (NCCL_PROTO) is kept.
+ */
+export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, choice: AlgorithmChoice = 'auto', protocolChoice: ProtocolChoice = 'auto'): CollectiveEstimate {
   if (!(sizeBytes >= 0)) throw new UsageError(`invalid message size ${sizeBytes} (expected 0 or more bytes)`);
   checkAlgorithmApplies(op, choice);
   if (rankCount(shape) === 1) {
     return finish(op, sizeBytes, shape, oneRankCost(sizeBytes, shape), 'local', shape.pureAlphaUs !== undefined ? 'alpha-beta' : 'copy');
   }
   const p2p = op === 'alltoall' || op === 'sendrecv';
-  // auto considers what NCCL itself would run: ring and tree (hierarchical needs NVLS/CollNet hardware).
-  const candidates: AlgorithmUsed[] = p2p ? ['p2p'] : choice === 'auto' ? ['ring', 'tree'] : [choice];
   if (shape.pureAlphaUs !== undefined) {
-    const algo = candidates.find((candidate) => supportsAlgorithm(op, candidate)) ?? 'ring';
+    const algo: AlgorithmUsed = p2p ? 'p2p' : choice === 'tree' ? 'tree' : 'ring';
     return finish(op, sizeBytes, shape, pureAlphaBetaCost(op, sizeBytes, shape, algo), algo, 'alpha-beta');
   }
+  checkAlgorithmRuns(op, choice, shape);
+  const candidates: AlgorithmUsed[] = p2p ? ['p2p'] : choice === 'auto' ? autoCandidates(op, shape) : [choice];
   let best: CollectiveEstimate | undefined;
   for (const algo of candidates) {
-    if (!supportsAlgorithm(op, algo)) continue;
-    if (algo === 'tree' && choice === 'auto' && shape.nodes <= 1) continue; // NCCL uses tree across nodes only
-    const protocols: NcclProtocol[] = algo === 'p2p' ? ['Simple'] : protocolsFor(shape);
+    const enabled = protocolsFor(shape, algo);
+    const protocols = protocolChoice === 'auto' || algo === 'p2p' ? enabled : enabled.filter((protocol) => protocol === protocolOfId(protocolChoice));
     for (const protocol of protocols) {
       const estimate = finish(op, sizeBytes, shape, costFor(op, sizeBytes, shape, algo, protocol), algo, protocol);
       if (!best || estimate.timeUs < best.timeUs) best = estimate;
     }
   }
-  if (!best) throw new UsageError(`no algorithm available for ${op}`);
+  if (!best) {
+    throw new UsageError(`--proto ${protocolChoice} does not run with ${choice === 'auto' ? 'any algorithm' : `--algo ${choice}`} for ${op} here (protocols: ${[...new Set(candidates.flatMap((algo) => protocolsFor(shape, algo)))].join(', ')})`);
+  }
   return best;
 }

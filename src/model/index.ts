@@ -11,4 +11,7 @@ export * from './stragglers.js';
 export * from './parallel-groups.js';
 export * from './training-step.js';
 export * from './plan.js';
+export * from './transport-split.js';
 export * from './explain.js';
+export * from './fitted.js';
+export * from './validation.js';

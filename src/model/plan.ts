@@ -1,13 +1,74 @@
 /** `plan`, `compare`, `scale`: the training-step model over one job, several fabrics, several sizes. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import { AifabricError } from '../core/errors.js';
+import type { FabricSpec } from '../spec/fabric.js';
 import type { LoadedJob } from '../spec/load.js';
+import { fabricPresets, resolveFabric } from '../spec/presets/index.js';
 import type { Job, JobOverrides } from '../spec/resolve.js';
 import { trainingStep, type StepBreakdown } from './training-step.js';
+import { counterpartPreset, isRdmaTransport, ncclNetOf, transportSplit, type TransportSplit } from './transport-split.js';
 
 export interface PlanMetrics extends StepBreakdown {
   fabric: string;
   nodes: number;
+  transport: string;
+  lineRateGbps: number;
+  /** The NCCL network transport the fabric stands for: `Socket` (kernel TCP, host staging) or `IB` (verbs, RoCE too). */
+  ncclNet: string;
+  /** Not asked for: the same line rate over the other transport, shown beside `counterpartOf`. */
+  addedAsCounterpart?: true;
+  counterpartOf?: string;
+}
+
+export interface CompareOptions {
+  /** Add the same-line-rate fabric of the other transport beside each one asked for (default true). */
+  counterparts?: boolean;
+}
+
+export interface CompareMetrics {
+  rows: PlanMetrics[];
+  /** The first of `splits` (null with a single fabric). */
+  split: TransportSplit | null;
+  /** One per pair: each TCP fabric asked for against each RDMA one; without both kinds, the first against each other. */
+  splits: TransportSplit[];
+}
+
+/** A requested fabric and, when counterparts are on, the one added beside it. */
+interface FabricEntry {
+  fabric: FabricSpec;
+  requested: string;
+  counterpartOf?: string;
+}
+
+/**
+ * The fabrics asked for, in order, each followed by its counterpart of the same line rate over the other
+ * transport (a built-in preset) unless that one is asked for or already added.
+ */
+function withCounterparts(requested: readonly FabricSpec[], names: readonly string[], counterparts: boolean): FabricEntry[] {
+  const seen = new Set(requested.map((fabric) => fabric.id));
+  const entries: FabricEntry[] = [];
+  requested.forEach((fabric, index) => {
+    entries.push({ fabric, requested: names[index] ?? fabric.id });
+    const partner = counterparts ? counterpartPreset(fabric, fabricPresets) : undefined;
+    if (partner && !seen.has(partner.id)) {
+      seen.add(partner.id);
+      entries.push({ fabric: partner, requested: partner.id, counterpartOf: fabric.id });
+    }
+  });
+  return entries;
+}
+
+/** The pairs to split: every TCP fabric against every RDMA one (TCP first); failing that, the first against each other. */
+export function splitPairs(fabrics: readonly FabricSpec[]): [FabricSpec, FabricSpec][] {
+  const tcp = fabrics.filter((fabric) => fabric.transport === 'tcp');
+  const rdma = fabrics.filter((fabric) => isRdmaTransport(fabric.transport));
+  if (tcp.length > 0 && rdma.length > 0) return tcp.flatMap((from) => rdma.map((to): [FabricSpec, FabricSpec] => [from, to]));
+  const [first, ...rest] = fabrics;
+  return first ? rest.filter((other) => other.id !== first.id).map((other): [FabricSpec, FabricSpec] => [first, other]) : [];
+}
+
+function fabricFields(fabric: FabricSpec): Pick<PlanMetrics, 'transport' | 'lineRateGbps' | 'ncclNet'> {
+  return { transport: fabric.transport, lineRateGbps: fabric.lineRateGbps, ncclNet: ncclNetOf(fabric) };
 }
 
 function jobSummary(job: Job): Record<string, unknown> {
@@ -34,7 +95,7 @@ function jobSummary(job: Job): Record<string, unknown> {
 }
 
 export function planStep(job: Job): PlanMetrics {
-  return { fabric: job.cluster.fabric.id, nodes: job.cluster.nodes, ...trainingStep(job) };
+  return { fabric: job.cluster.fabric.id, nodes: job.cluster.nodes, ...fabricFields(job.cluster.fabric), ...trainingStep(job) };
 }
 
 export function planJob(loaded: LoadedJob, overrides: JobOverrides = {}, file?: string): ResultEnvelope<PlanMetrics> {
@@ -43,10 +104,29 @@ export function planJob(loaded: LoadedJob, overrides: JobOverrides = {}, file?: 
   return makeResult('plan', { file, job: jobSummary(job) }, metrics, { warnings: metrics.warnings });
 }
 
-export function compareFabrics(loaded: LoadedJob, fabrics: readonly string[], overrides: JobOverrides = {}, file?: string): ResultEnvelope<{ rows: PlanMetrics[] }> {
-  const rows = fabrics.map((fabric) => planStep(loaded.resolve({ ...overrides, fabric })));
+export function compareFabrics(
+  loaded: LoadedJob,
+  fabrics: readonly string[],
+  overrides: JobOverrides = {},
+  file?: string,
+  options: CompareOptions = {},
+): ResultEnvelope<CompareMetrics> {
+  const requested = fabrics.map((fabric) => loaded.resolve({ ...overrides, fabric }).cluster.fabric);
+  const stepTimes = new Map<FabricSpec, number>();
+  const rows = withCounterparts(requested, fabrics, options.counterparts ?? true).map((entry) => {
+    const row: PlanMetrics = planStep(loaded.resolve({ ...overrides, fabric: entry.fabric }));
+    stepTimes.set(entry.fabric, row.stepTimeMs);
+    return entry.counterpartOf === undefined ? row : { ...row, addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf };
+  });
+  const stepTimeMs = (fabric: FabricSpec): number => stepTimes.get(fabric) ?? trainingStep(loaded.resolve({ ...overrides, fabric })).stepTimeMs;
+  const splits = splitPairs(requested).map(([from, to]) => transportSplit(from, to, stepTimeMs, fabricPresets));
   const warnings = [...new Set(rows.flatMap((row) => row.warnings))];
-  return makeResult('compare', { file, fabrics, job: jobSummary(loaded.resolve(overrides)) }, { rows }, { warnings });
+  return makeResult(
+    'compare',
+    { file, fabrics, counterparts: options.counterparts ?? true, job: jobSummary(loaded.resolve(overrides)) },
+    { rows, split: splits[0] ?? null, splits },
+    { warnings },
+  );
 }
 
 export interface ScalePoint {
@@ -61,12 +141,26 @@ export interface ScalePoint {
   scalingEfficiency: number;
 }
 
+export interface ScaleSeries {
+  fabric: string;
+  transport: string;
+  ncclNet?: string;
+  /** Not asked for: the same line rate over the other transport, shown beside `counterpartOf`; never in the pay-off point. */
+  addedAsCounterpart?: true;
+  counterpartOf?: string;
+  points: ScalePoint[];
+}
+
 export interface ScaleMetrics {
-  fabrics: { fabric: string; transport: string; points: ScalePoint[] }[];
+  fabrics: ScaleSeries[];
   rdmaPaysOffFromNodes: number | null;
   rdmaPaysOffStatement: string;
   /** The ratio TCP step time / RDMA step time that counts as "pays off": RDMA at least 10% faster. */
   paysOffRatio: number;
+  /** The headline pair (as `compare`'s first split) at the largest node count both reach; null without a pair. */
+  split: TransportSplit | null;
+  /** The headline pair split at every node count both fabrics reach. */
+  splitsByNodes: { nodes: number; split: TransportSplit }[];
 }
 
 export const PAYS_OFF_RATIO = 1.1;
@@ -80,27 +174,56 @@ function bestAt(points: Map<string, Map<number, StepBreakdown>>, fabrics: string
   return best;
 }
 
-export function scaleJob(loaded: LoadedJob, nodeCounts: readonly number[], fabrics: readonly string[], file?: string): ResultEnvelope<ScaleMetrics> {
+function isSkippable(error: unknown): boolean {
+  return error instanceof AifabricError && error.exitCode === 2;
+}
+
+/** The preset a --fabrics entry names, or undefined when it names none (scale then skips it with warnings). */
+function lookUpFabric(name: string): FabricSpec | undefined {
+  try {
+    return resolveFabric(name);
+  } catch (error) {
+    if (isSkippable(error)) return undefined;
+    throw error;
+  }
+}
+
+export function scaleJob(
+  loaded: LoadedJob,
+  nodeCounts: readonly number[],
+  fabrics: readonly string[],
+  file?: string,
+  options: CompareOptions = {},
+): ResultEnvelope<ScaleMetrics> {
   const sortedNodes = [...new Set(nodeCounts)].sort((a, b) => a - b);
   const warnings: string[] = [];
   const steps = new Map<string, Map<number, StepBreakdown>>();
   const transports = new Map<string, string>();
-  for (const fabric of fabrics) {
+  const known = fabrics.map((name) => ({ name, fabric: lookUpFabric(name) }));
+  const requested = known.flatMap((entry) => (entry.fabric ? [entry.fabric] : []));
+  const added = withCounterparts(requested, requested.map((fabric) => fabric.id), options.counterparts ?? true).filter((entry) => entry.counterpartOf !== undefined);
+  // Each asked-for name in order, its counterpart (if any) right after it.
+  const entries: { key: string; fabric: string | FabricSpec; spec?: FabricSpec; counterpartOf?: string }[] = known.flatMap(({ name, fabric }) => [
+    { key: name, fabric: name, ...(fabric ? { spec: fabric } : {}) },
+    ...added.filter((entry) => entry.counterpartOf === fabric?.id).map((entry) => ({ key: entry.fabric.id, fabric: entry.fabric, spec: entry.fabric, counterpartOf: entry.counterpartOf })),
+  ]);
+  const seenKeys = new Set<string>();
+  const series: ScaleSeries[] = [];
+  for (const entry of entries) {
+    if (entry.counterpartOf !== undefined && seenKeys.has(entry.key)) continue;
+    seenKeys.add(entry.key);
     const perNodes = new Map<number, StepBreakdown>();
     for (const nodes of sortedNodes) {
       try {
-        const job = loaded.resolve({ fabric, nodes, keepBatchPerReplica: true });
-        transports.set(fabric, job.cluster.fabric.transport);
+        const job = loaded.resolve({ fabric: entry.fabric, nodes, keepBatchPerReplica: true });
+        transports.set(entry.key, job.cluster.fabric.transport);
         perNodes.set(nodes, trainingStep(job));
       } catch (error) {
-        if (!(error instanceof AifabricError) || error.exitCode !== 2) throw error;
-        warnings.push(`${fabric} at ${nodes} node(s) skipped: ${error.message.split('\n')[0] ?? ''}`);
+        if (!isSkippable(error)) throw error;
+        warnings.push(`${entry.key} at ${nodes} node(s) skipped: ${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''}`);
       }
     }
-    steps.set(fabric, perNodes);
-  }
-  const series = fabrics.map((fabric) => {
-    const perNodes = steps.get(fabric) ?? new Map<number, StepBreakdown>();
+    steps.set(entry.key, perNodes);
     const baseline = [...perNodes.values()][0];
     const points: ScalePoint[] = [...perNodes.entries()].map(([nodes, step]) => ({
       nodes,
@@ -112,10 +235,17 @@ export function scaleJob(loaded: LoadedJob, nodeCounts: readonly number[], fabri
       exposedCommShare: step.exposedCommShare,
       scalingEfficiency: baseline ? step.tokensPerSecondPerGpu / baseline.tokensPerSecondPerGpu : Number.NaN,
     }));
-    return { fabric, transport: transports.get(fabric) ?? 'unknown', points };
-  });
+    series.push({
+      fabric: entry.key,
+      transport: transports.get(entry.key) ?? entry.spec?.transport ?? 'unknown',
+      ...(entry.spec ? { ncclNet: ncclNetOf(entry.spec) } : {}),
+      ...(entry.counterpartOf !== undefined ? { addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf } : {}),
+      points,
+    });
+  }
+  // The pay-off point looks at the fabrics asked for only; the counterparts are there to read beside them.
   const tcpFabrics = fabrics.filter((fabric) => transports.get(fabric) === 'tcp');
-  const rdmaFabrics = fabrics.filter((fabric) => transports.get(fabric) === 'roce' || transports.get(fabric) === 'ib');
+  const rdmaFabrics = fabrics.filter((fabric) => isRdmaTransport(transports.get(fabric) ?? ''));
   let paysOff: number | null = null;
   let statement: string;
   if (tcpFabrics.length === 0 || rdmaFabrics.length === 0) {
@@ -140,10 +270,42 @@ export function scaleJob(loaded: LoadedJob, nodeCounts: readonly number[], fabri
       statement = `RDMA pays off from ${paysOff} node${paysOff === 1 ? '' : 's'}: ${rdma?.fabric ?? ''} is ${speedup.toFixed(2)}x faster per step than ${tcp?.fabric ?? ''} there, and stays at least 10% faster up to ${sortedNodes[sortedNodes.length - 1]} nodes`;
     }
   }
+  const splitsByNodes = headlineSplits(loaded, requested, sortedNodes, (fabric, nodes) => {
+    const key = entries.find((entry) => entry.spec === fabric)?.key;
+    return key === undefined ? undefined : steps.get(key)?.get(nodes)?.stepTimeMs;
+  });
   return makeResult(
     'scale',
-    { file, nodes: sortedNodes, fabrics, job: jobSummary(loaded.resolve({})) },
-    { fabrics: series, rdmaPaysOffFromNodes: paysOff, rdmaPaysOffStatement: statement, paysOffRatio: PAYS_OFF_RATIO },
+    { file, nodes: sortedNodes, fabrics, counterparts: options.counterparts ?? true, job: jobSummary(loaded.resolve({})) },
+    {
+      fabrics: series,
+      rdmaPaysOffFromNodes: paysOff,
+      rdmaPaysOffStatement: statement,
+      paysOffRatio: PAYS_OFF_RATIO,
+      split: splitsByNodes[splitsByNodes.length - 1]?.split ?? null,
+      splitsByNodes,
+    },
     { warnings },
   );
+}
+
+/** The first pair of `splitPairs` split at each node count; a count where any of the three fabrics cannot run is left out. */
+function headlineSplits(
+  loaded: LoadedJob,
+  requested: readonly FabricSpec[],
+  nodeCounts: readonly number[],
+  known: (fabric: FabricSpec, nodes: number) => number | undefined,
+): { nodes: number; split: TransportSplit }[] {
+  const pair = splitPairs(requested)[0];
+  if (!pair) return [];
+  const [from, to] = pair;
+  return nodeCounts.flatMap((nodes) => {
+    try {
+      const stepTimeMs = (fabric: FabricSpec): number => known(fabric, nodes) ?? trainingStep(loaded.resolve({ fabric, nodes, keepBatchPerReplica: true })).stepTimeMs;
+      return [{ nodes, split: transportSplit(from, to, stepTimeMs, fabricPresets) }];
+    } catch (error) {
+      if (isSkippable(error)) return [];
+      throw error;
+    }
+  });
 }

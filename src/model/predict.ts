@@ -11,6 +11,8 @@ import { MAX_GPUS_PER_NODE, MAX_NODES } from '../spec/limits.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';
 import { checkAlgorithmApplies, estimateCollective, type AlgorithmChoice, type CollectiveEstimate } from './collectives.js';
+import type { ProtocolChoice } from './nccl-tuning.js';
+import type { ModelConstants } from './fitted.js';
 
 export interface PredictInput {
   op: CollectiveOp;
@@ -26,9 +28,16 @@ export interface PredictInput {
   alphaSeconds?: number;
   /** Per-NIC bandwidth override (bits per second). */
   bandwidthBps?: number;
+  /** NCCL version whose tuning applies (X.Y); default the newest encoded. */
+  ncclVersion?: string;
+  /** NCCL_PROTO: a forced protocol, or auto. */
+  proto?: ProtocolChoice;
+  intraNodeKind?: 'nvlink' | 'pcie';
+  /** Fitted constants other than the shipped ones (the validation bench's re-fits). */
+  constants?: ModelConstants;
 }
 
-export function shapeFor(input: Omit<PredictInput, 'op' | 'algo'>): CollectiveShape {
+export function shapeFor(input: Omit<PredictInput, 'op' | 'algo' | 'proto'>): CollectiveShape {
   if (!Number.isInteger(input.nodes) || input.nodes < 1 || input.nodes > MAX_NODES) {
     throw new UsageError(`invalid node count ${input.nodes} (expected a whole number from 1 to ${MAX_NODES})`);
   }
@@ -46,11 +55,14 @@ export function shapeFor(input: Omit<PredictInput, 'op' | 'algo'>): CollectiveSh
   if (input.topology !== undefined) shapeInput.topology = input.topology;
   if (input.alphaSeconds !== undefined) shapeInput.alphaSeconds = input.alphaSeconds;
   if (input.bandwidthBps !== undefined) shapeInput.bandwidthBps = input.bandwidthBps;
+  if (input.ncclVersion !== undefined) shapeInput.ncclVersion = input.ncclVersion;
+  if (input.intraNodeKind !== undefined) shapeInput.intraNodeKind = input.intraNodeKind;
+  if (input.constants !== undefined) shapeInput.constants = input.constants;
   return buildShape(shapeInput);
 }
 
 export function predictCollective(input: PredictInput & { sizeBytes: number }): CollectiveEstimate {
-  return estimateCollective(input.op, input.sizeBytes, shapeFor(input), input.algo ?? 'auto');
+  return estimateCollective(input.op, input.sizeBytes, shapeFor(input), input.algo ?? 'auto', input.proto ?? 'auto');
 }
 
 /** Busbw at a message so large that latency no longer counts (16 GiB). */

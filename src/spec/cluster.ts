@@ -18,7 +18,8 @@ export const TopologySchema = z.discriminatedUnion('kind', [
 export type ClusterTopology = z.infer<typeof TopologySchema>;
 
 export const IntraNodeSchema = specObject({
-  kind: z.enum(['nvlink', 'pcie']).default('nvlink'),
+  /** Defaults to the GPU's: nvlink, or pcie for a GPU without NVLink (nvlinkBandwidthGBps 0). */
+  kind: z.enum(['nvlink', 'pcie']).optional(),
   /** Overrides the GPU preset's NVLink or PCIe bandwidth (GB/s per GPU, one direction). */
   bandwidthGBps: z.number().positive().optional(),
 });
@@ -30,7 +31,7 @@ export const ClusterSchema = specObject({
   nicsPerNode: z.number().int().positive().max(MAX_NICS_PER_NODE, `expected at most ${MAX_NICS_PER_NODE} NICs per node`).optional(),
   gpu: presetOrInline('GPU', GpuSchema).default('h100-sxm'),
   fabric: presetOrInline('fabric', FabricSchema).default('roce-400g'),
-  intraNode: IntraNodeSchema.default({ kind: 'nvlink' }),
+  intraNode: IntraNodeSchema.default({}),
   topology: TopologySchema.default({ kind: 'single-switch' }),
   /** Defaults to what the fabric allows. */
   gpuDirectRdma: z.boolean().optional(),

@@ -5,7 +5,12 @@
 import { z } from 'zod';
 import { specObject } from './strict-object.js';
 
-export const TransportSchema = z.enum(['tcp', 'roce', 'ib']);
+/**
+ * tcp: a TCP byte stream (kernel sockets, or GPUDirect-TCPX/TCPXO with devmem); roce: RDMA over
+ * Converged Ethernet v2; ib: InfiniBand verbs; efa: AWS Elastic Fabric Adapter (SRD, kernel bypass
+ * through libfabric; GPUDirect RDMA on p4d/p5 and later).
+ */
+export const TransportSchema = z.enum(['tcp', 'roce', 'ib', 'efa']);
 export type Transport = z.infer<typeof TransportSchema>;
 
 /** TCP-only behaviour: what the kernel stack and the socket transport do to throughput and tails. */
@@ -22,6 +27,11 @@ export const TcpBehaviourSchema = specObject({
   rttUs: z.number().positive(),
   /** A hypervisor's virtual NIC sits on the path (vhost/virtio or SR-IOV without bypass). */
   virtualized: z.boolean(),
+  /**
+   * Payload moves NIC <-> GPU memory without staging in host memory (GPUDirect-TCPX/TCPXO, Linux
+   * devmem TCP); the host only handles headers.
+   */
+  devmem: z.boolean().default(false),
 });
 export type TcpBehaviour = z.infer<typeof TcpBehaviourSchema>;
 
@@ -45,6 +55,11 @@ export const FabricSchema = specObject({
   gpuDirectRdma: z.boolean(),
   /** The fabric does not drop under congestion (PFC on RoCE, credit flow control on InfiniBand). */
   lossless: z.boolean(),
+  /**
+   * The network plugin name NCCL's log prints ("NCCL INFO Using network <ncclNet>"): IB for
+   * InfiniBand and RoCE, Socket for kernel TCP, Libfabric for EFA, GPUDirectTCPX_v7, FasTrak.
+   */
+  ncclNet: z.string().min(1),
   tcp: TcpBehaviourSchema.optional(),
   /** Where each value comes from: field name -> public source. */
   sources: z.record(z.string(), z.string()).default({}),

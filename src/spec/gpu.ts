@@ -11,8 +11,18 @@ export const GpuSchema = specObject({
   fp8DenseTflops: z.number().positive().optional(),
   hbmGB: z.number().positive(),
   hbmBandwidthTBps: z.number().positive(),
-  /** NVLink bandwidth per GPU, both directions together (GB/s), as NVIDIA quotes it. */
-  nvlinkBandwidthGBps: z.number().positive(),
+  /**
+   * NVLink bandwidth per GPU, both directions together (GB/s), as NVIDIA quotes it. 0 for a PCIe-only
+   * GPU (and for PCIe cards whose NVLink bridge joins only pairs): its GPUs talk over PCIe.
+   */
+  nvlinkBandwidthGBps: z.number().min(0),
+  /**
+   * The GPU's NVLink domain has third-generation-or-later NVSwitch with NVLink SHARP, so NCCL can run
+   * its NVLS algorithms (HGX/DGX H100, H200, B200, GB200; not A100 or V100).
+   */
+  nvls: z.boolean().default(false),
+  /** GPUs joined by NVLink in one domain: 8 on HGX boards, 72 on GB200 NVL72, 1 for a PCIe-only GPU. */
+  nvlinkDomainGpus: z.number().int().positive().default(8),
   pcieGen: z.number().int().min(3).max(7),
   pcieLanes: z.number().int().positive().default(16),
   sources: z.record(z.string(), z.string()).default({}),

@@ -72,11 +72,25 @@ export interface ClusterOverrides {
   nicsPerNode?: number;
 }
 
+/**
+ * The GPUs of a node talk over NVLink unless the GPU has none (nvlinkBandwidthGBps 0: PCIe cards),
+ * then over PCIe. Asking for NVLink on such a GPU is an error at `intraNode.kind`.
+ */
+function intraNodeKindFor(gpu: GpuSpec, asked: 'nvlink' | 'pcie' | undefined, fail: (message: string) => never): 'nvlink' | 'pcie' {
+  const hasNvlink = gpu.nvlinkBandwidthGBps > 0;
+  if (asked === 'nvlink' && !hasNvlink) fail(`nvlink, but GPU ${gpu.id} has no NVLink (nvlinkBandwidthGBps 0); use kind: pcie or leave intraNode.kind out`);
+  return asked ?? (hasNvlink ? 'nvlink' : 'pcie');
+}
+
 export function resolveCluster(spec: ClusterFileSpec, overrides: ClusterOverrides = {}, locate?: Locate, basePath: (string | number)[] = []): Cluster {
   const fabric = overrides.fabric !== undefined ? resolveFabric(overrides.fabric) : withLocation(locate, [...basePath, 'fabric'], () => resolveFabric(spec.fabric));
   const gpu = overrides.gpu !== undefined ? resolveGpu(overrides.gpu) : withLocation(locate, [...basePath, 'gpu'], () => resolveGpu(spec.gpu));
   const gpusPerNode = overrides.gpusPerNode ?? spec.gpusPerNode;
-  const intraNodeKind = spec.intraNode.kind;
+  const kindPath = [...basePath, 'intraNode', 'kind'];
+  const intraNodeKind = intraNodeKindFor(gpu, spec.intraNode.kind, (message) => {
+    if (locate) throw semanticError(locate(kindPath), kindPath, message);
+    throw new UsageError(`${kindPath.join('.')}: ${message}`);
+  });
   const defaultIntra = intraNodeKind === 'nvlink' ? gpu.nvlinkBandwidthGBps / 2 : pcieBandwidthGBps(gpu);
   return {
     nodes: overrides.nodes ?? spec.nodes,

@@ -84,6 +84,30 @@ describe('job commands', () => {
     expect(result.metrics.rows[0].hostCpuCoresPerNode).toBeGreaterThan(result.metrics.rows[1].hostCpuCoresPerNode);
   });
 
+  it('compare adds the same-rate counterparts, names the NCCL net and splits each ratio into line rate x transport', async () => {
+    const text = await run(['compare', job, '--fabrics', 'tcp-100g,roce-400g']);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines.find((line) => line.startsWith('roce-100g *'))).toMatch(/^roce-100g \*\s+IB\s/);
+    expect(lines.find((line) => line.startsWith('tcp-400g *'))).toMatch(/^tcp-400g \*\s+Socket\s/);
+    expect(text.stdout).toContain('Socket = NET/Socket (kernel TCP, host staging)');
+    expect(lines).toContainEqual(expect.stringMatching(/^TCP 100G vs RoCE 400G: \d+\.\d{2}x = \d+\.\d{2} line rate x \d+\.\d{2} transport$/));
+    const json = JSON.parse((await run(['compare', job, '--fabrics', 'tcp-100g,roce-400g', '--json'])).stdout);
+    expect(json.metrics.rows.map((row: { fabric: string; addedAsCounterpart?: boolean }) => [row.fabric, row.addedAsCounterpart === true])).toEqual([
+      ['tcp-100g', false],
+      ['roce-100g', true],
+      ['roce-400g', false],
+      ['tcp-400g', true],
+    ]);
+    const split = json.metrics.split;
+    expect(Object.keys(split).sort()).toEqual(['from', 'intermediate', 'lineRate', 'to', 'total', 'transport']);
+    expect(Math.abs(split.lineRate * split.transport - split.total)).toBeLessThan(1e-9);
+    expect(split.intermediate.fabric).toBe('tcp-400g');
+    const bare = JSON.parse((await run(['compare', job, '--fabrics', 'tcp-100g,roce-400g', '--no-counterparts', '--json'])).stdout);
+    expect(bare.metrics.rows.map((row: { fabric: string }) => row.fabric)).toEqual(['tcp-100g', 'roce-400g']);
+    expect(bare.metrics.split.total).toBe(split.total);
+  });
+
   it('scale names the pay-off point', async () => {
     const result = await run(['scale', job, '--nodes', '1..64', '--fabrics', 'tcp-100g,roce-100g']);
     expect(result.code).toBe(0);
@@ -96,12 +120,27 @@ describe('demo, explain, presets', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'aifabric-')), 'nested', 'out');
     const result = await run(['demo', '--out', dir]);
     expect(result.code).toBe(0);
+    // The headline first: the ratio split into the faster port and the transport, both from the model.
+    const [first, detail] = result.stdout.split('\n');
+    expect(first).toMatch(/^TCP 100G vs RoCE 400G: \d+\.\d{2}x = \d+\.\d{2} line rate x \d+\.\d{2} transport$/);
+    expect(detail).toMatch(/^ {2}line rate tcp-100g -> tcp-400g .*transport tcp-400g -> roce-400g$/);
     expect(result.stdout).toMatch(/RDMA pays off from \d+ node/);
     for (const name of ['compare.json', 'scale.json', 'collective-tcp-100g.json', 'collective-roce-400g.json', 'collective-ib-ndr-400g.json']) {
       expect(existsSync(join(dir, name)), name).toBe(true);
     }
     const scale = JSON.parse(readFileSync(join(dir, 'scale.json'), 'utf8'));
-    expect(scale.metrics.fabrics.map((f: { fabric: string }) => f.fabric)).toEqual(['tcp-100g', 'roce-400g', 'ib-ndr-400g']);
+    // Beside TCP 100G the RoCE fabric of its rate, beside RoCE 400G the TCP one (once: InfiniBand 400G would add it again).
+    expect(scale.metrics.fabrics.map((f: { fabric: string; addedAsCounterpart?: boolean }) => [f.fabric, f.addedAsCounterpart === true])).toEqual([
+      ['tcp-100g', false],
+      ['roce-100g', true],
+      ['roce-400g', false],
+      ['tcp-400g', true],
+      ['ib-ndr-400g', false],
+    ]);
+    expect(scale.metrics.splitsByNodes.map((entry: { nodes: number }) => entry.nodes)).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+    const compare = JSON.parse(readFileSync(join(dir, 'compare.json'), 'utf8'));
+    const [, ratio, lineRate, transport] = /: (\d+\.\d{2})x = (\d+\.\d{2}) line rate x (\d+\.\d{2}) transport$/.exec(first ?? '') ?? [];
+    expect([ratio, lineRate, transport]).toEqual([compare.metrics.split.total, compare.metrics.split.lineRate, compare.metrics.split.transport].map((value: number) => value.toFixed(2)));
     expect(scale.metrics.fabrics[0].points.map((p: { nodes: number }) => p.nodes)).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
   });
 
@@ -195,7 +234,7 @@ describe('issue 9, model side: defects 3 and 16 and the Low items, through the b
   });
 
   it('Low: a partial inline fabric names its missing field, never a bare "Invalid input"', async () => {
-    const file = writeJob(jobText('  fabric:\n    id: f\n    name: F\n    transport: roce\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n'));
+    const file = writeJob(jobText('  fabric:\n    id: f\n    name: F\n    transport: roce\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n    ncclNet: IB\n'));
     expectOneLineError(await run(['plan', file]), new RegExp(`^aifabric: ${escape(file)}:5:5 cluster\\.fabric\\.lossless: missing field of the inline fabric \\(expected boolean\\)$`));
   });
 
@@ -256,7 +295,7 @@ describe('issue 9, model side: defects 3 and 16 and the Low items, through the b
     expectOneLineError(await run(['collective', '--op', 'broadcast', '--algo', 'tree']), /^aifabric: --algo tree does not apply to broadcast \(algorithms for broadcast: auto, ring\)$/);
     expectOneLineError(await run(['collective', '--op', 'alltoall', '--algo', 'ring']), /^aifabric: --algo ring does not apply to alltoall: NCCL runs it as point-to-point sends \(algorithms for alltoall: auto\)$/);
     expectOneLineError(await run(['collective', '--op', 'sendrecv', '--algo', 'hierarchical']), /^aifabric: --algo hierarchical does not apply to sendrecv: NCCL runs it as point-to-point sends \(algorithms for sendrecv: auto\)$/);
-    expectOneLineError(await run(['collective', '--op', 'all_gather', '--algo', 'tree']), /^aifabric: --algo tree does not apply to all_gather \(algorithms for all_gather: auto, ring, hierarchical\)$/);
+    expectOneLineError(await run(['collective', '--op', 'all_gather', '--algo', 'tree']), /^aifabric: --algo tree does not apply to all_gather \(algorithms for all_gather: auto, ring, collnetdirect, nvls, pat, hierarchical\)$/);
     expect((await run(['collective', '--op', 'broadcast', '--algo', 'ring', '-b', '1M', '-e', '1M'])).code).toBe(0);
   });
 

@@ -45,9 +45,9 @@ describe('a one-rank collective (issue 9, Low: 162,688 GB/s algbw)', () => {
 
 describe('--algo applies to the ops it names (issue 9, Low)', () => {
   it('lists the applicable algorithms per op', () => {
-    expect(applicableAlgorithms('all_reduce')).toEqual(['auto', 'ring', 'tree', 'hierarchical']);
-    expect(applicableAlgorithms('all_gather')).toEqual(['auto', 'ring', 'hierarchical']);
-    expect(applicableAlgorithms('reduce_scatter')).toEqual(['auto', 'ring', 'hierarchical']);
+    expect(applicableAlgorithms('all_reduce')).toEqual(['auto', 'ring', 'tree', 'collnetdirect', 'collnetchain', 'nvls', 'nvlstree', 'hierarchical']);
+    expect(applicableAlgorithms('all_gather')).toEqual(['auto', 'ring', 'collnetdirect', 'nvls', 'pat', 'hierarchical']);
+    expect(applicableAlgorithms('reduce_scatter')).toEqual(['auto', 'ring', 'collnetdirect', 'nvls', 'pat', 'hierarchical']);
     expect(applicableAlgorithms('broadcast')).toEqual(['auto', 'ring']);
     expect(applicableAlgorithms('reduce')).toEqual(['auto', 'ring']);
     expect(applicableAlgorithms('alltoall')).toEqual(['auto']);
@@ -59,7 +59,12 @@ describe('--algo applies to the ops it names (issue 9, Low)', () => {
     for (const op of COLLECTIVE_OPS) {
       for (const algo of ALGORITHM_CHOICES) {
         if (applicableAlgorithms(op).includes(algo)) {
-          expect(() => estimateCollective(op, 1 << 20, shape, algo)).not.toThrow();
+          // Applies to the op; on a given shape NCCL may still not run it, and says which it runs.
+          try {
+            estimateCollective(op, 1 << 20, shape, algo);
+          } catch (error) {
+            expect(String(error)).toMatch(new RegExp(`--algo ${algo} does not run here: .+ \\(algorithms NCCL runs for ${op} on this shape: ring`));
+          }
           expect(() => estimateCollective(op, 1 << 20, oneRank, algo)).not.toThrow();
         } else {
           const expected = `--algo ${algo} does not apply to ${op}`;
@@ -69,6 +74,21 @@ describe('--algo applies to the ops it names (issue 9, Low)', () => {
         }
       }
     }
+  });
+});
+
+describe('an algorithm NCCL does not run on the shape is refused, naming the ones it runs (issue 10)', () => {
+  it('NVLS on A100, PAT at 8 GPUs per node, NVLSTree on one node, CollNet over RoCE', () => {
+    const a100 = buildShape({ nodes: 1, gpusPerNode: 8, fabric: getFabricPreset('ib-hdr-200g'), gpu: getGpuPreset('a100-40gb') });
+    expect(() => estimateCollective('all_reduce', 1 << 20, a100, 'nvls')).toThrow('--algo nvls does not run here: NVLS needs NVSwitch with NVLink SHARP');
+    const twoH100 = buildShape({ nodes: 2, gpusPerNode: 8, fabric: getFabricPreset('roce-400g'), gpu: h100 });
+    expect(() => estimateCollective('all_gather', 1 << 20, twoH100, 'pat')).toThrow('PAT runs with one GPU per node only (algorithms NCCL runs for all_gather on this shape: ring, hierarchical)');
+    expect(() => estimateCollective('all_reduce', 1 << 20, twoH100, 'collnetdirect')).toThrow('CollNet needs InfiniBand SHARP switches');
+    const oneH100 = buildShape({ nodes: 1, gpusPerNode: 8, fabric: getFabricPreset('roce-400g'), gpu: h100 });
+    expect(() => estimateCollective('all_reduce', 1 << 20, oneH100, 'nvlstree')).toThrow('NVLSTree needs more than one node');
+    expect(estimateCollective('all_reduce', 1 << 30, oneH100, 'nvls').algo).toBe('nvls');
+    const old = buildShape({ nodes: 1, gpusPerNode: 8, fabric: getFabricPreset('roce-400g'), gpu: h100, ncclVersion: '2.16' });
+    expect(() => estimateCollective('all_reduce', 1 << 20, old, 'nvls')).toThrow('NCCL 2.12 has no NVLS (2.17 on)');
   });
 });
 

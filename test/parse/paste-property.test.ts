@@ -170,8 +170,9 @@ describe('a cut or wrapped last line: the same facts, or a warning naming it', (
         const { lines } = splitLines(sample.text);
         const last = lastContent(lines);
         if (last < 1) return;
-        // Keep at least one character that is not indentation: a cut to blanks leaves the line before last.
-        const lead = /^\s*/.exec(lines[last]!)![0].length;
+        // Keep at least one character that is not indentation or a launcher's prefix (`0: `, `[1,0]<stdout>:`):
+        // a cut to blanks leaves the line before last.
+        const lead = /^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?\s*/.exec(lines[last]!)![0].length;
         const cutAt = Math.max(lead + 1, Math.floor(lines[last]!.length * at));
         const pasted = [...lines.slice(0, last), lines[last]!.slice(0, cutAt)].join('\n');
         const [expected] = readAs(sample.kind, sample.text);

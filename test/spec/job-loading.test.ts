@@ -92,8 +92,11 @@ describe('presets', () => {
   it('has exactly the ids the issue names', () => {
     expect(fabricPresets.map((p) => p.id)).toEqual([
       'tcp-25g', 'tcp-100g', 'tcp-100g-virtualized', 'tcp-400g', 'roce-100g', 'roce-200g', 'roce-400g', 'roce-800g', 'ib-edr-100g', 'ib-hdr-200g', 'ib-ndr-400g', 'ib-xdr-800g',
+      'efa-v2-100g', 'efa-v4-400g', 'tcpx-200g', 'tcpxo-200g', 'spectrum-x-400g',
     ]);
-    expect(gpuPresets.map((p) => p.id)).toEqual(['a100-40gb', 'a100-80gb', 'h100-sxm', 'h200', 'b200']);
+    expect(gpuPresets.map((p) => p.id)).toEqual([
+      'a100-40gb', 'a100-80gb', 'h100-sxm', 'h200', 'b200', 'v100-sxm2', 'v100-pcie', 'a100-pcie-80gb', 'l40s', 'h100-pcie', 'gh200', 'gb200', 'gb10',
+    ]);
     expect(modelPresets.map((p) => p.id)).toEqual(['llama3-8b', 'llama3-70b', 'llama3-405b', 'gpt3-175b', 'mixtral-8x7b']);
   });
 
@@ -102,7 +105,7 @@ describe('presets', () => {
     expect(getGpuPreset(' H100-SXM ').id).toBe('h100-sxm');
     expect(getModelPreset('LLAMA3-70B').layers).toBe(80);
     expect(() => getGpuPreset('v100')).toThrow(UsageError);
-    expect(() => getGpuPreset('v100')).toThrow(/expected one of a100-40gb, a100-80gb, h100-sxm, h200, b200/);
+    expect(() => getGpuPreset('v100')).toThrow(/expected one of a100-40gb, a100-80gb, h100-sxm, h200, b200, v100-sxm2, /);
   });
 
   it('gives every fabric value a source', () => {

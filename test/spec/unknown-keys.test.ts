@@ -110,7 +110,7 @@ sequenceLength: -1
 globalBatchSize: 16
 `;
     const found = lines(() => parseJobYaml(text, 'inline.yaml'));
-    expect(found).toContain("inline.yaml:22:12 cluster.fabric.tcp.rto: unknown key 'rto' (expected one of perStreamGbps, streamsPerPeer, lossRate, minRtoMs, rttUs, virtualized)");
+    expect(found).toContain("inline.yaml:22:12 cluster.fabric.tcp.rto: unknown key 'rto' (expected one of perStreamGbps, streamsPerPeer, lossRate, minRtoMs, rttUs, virtualized, devmem)");
     expect(found.some((line) => line.startsWith("inline.yaml:23:15 cluster.fabric.linerate: unknown key 'linerate' (expected one of id, name, transport, lineRateGbps,"))).toBe(true);
     expect(found.some((line) => /^inline\.yaml:25:17 sequenceLength: /.test(line))).toBe(true);
   });
@@ -136,9 +136,10 @@ describe('partial inline specs name each missing field', () => {
   it('a fabric with a wrong type and a missing field, never a bare "Invalid input"', () => {
     const text = job().replace('  fabric: roce-400g\n', '  fabric:\n    id: f\n    name: F\n    transport: udp\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n');
     const found = lines(() => parseJobYaml(text, 'fabric.yaml'));
-    expect(found).toHaveLength(2);
-    expect(found[0]).toMatch(/^fabric\.yaml:8:16 cluster\.fabric\.transport: Invalid option: expected one of "tcp"\|"roce"\|"ib"$/);
+    expect(found).toHaveLength(3);
+    expect(found[0]).toMatch(/^fabric\.yaml:8:16 cluster\.fabric\.transport: Invalid option: expected one of "tcp"\|"roce"\|"ib"\|"efa"$/);
     expect(found[1]).toBe('fabric.yaml:6:5 cluster.fabric.lossless: missing field of the inline fabric (expected boolean)');
+    expect(found[2]).toBe('fabric.yaml:6:5 cluster.fabric.ncclNet: missing field of the inline fabric (expected string)');
   });
 
   it('a preset field that is neither a name nor a mapping', () => {

@@ -16,7 +16,7 @@ export function registerDemo(program: Command): void {
       const { prepareOutputFolder, removeFolders, writeOutputFile } = await import('../../core/output-path.js');
       const { rmSync } = await import('node:fs');
       const { toJson } = await import('../emit.js');
-      const { renderCompareText, renderScaleText } = await import('../render/plan-text.js');
+      const { renderCompareText, renderScaleText, renderSplitLines } = await import('../render/plan-text.js');
       // Checked (and created) before the work; on a failure part-way, what this run wrote is removed again.
       const createdFolders = prepareOutputFolder(options.out);
       const written: string[] = [];
@@ -54,7 +54,9 @@ export function registerDemo(program: Command): void {
         process.stdout.write(toJson(envelopes));
         return;
       }
-      process.stdout.write('== Which fabric for this job? (8 nodes)\n');
+      // The headline first: how much of TCP 100G -> RoCE 400G is the faster port and how much the transport.
+      if (results.split) process.stdout.write(renderSplitLines([results.split]));
+      process.stdout.write('\n== Which fabric for this job? (8 nodes)\n');
       process.stdout.write(renderCompareText(results.compare));
       process.stdout.write('\n== Scaling\n');
       process.stdout.write(renderScaleText(results.scale));

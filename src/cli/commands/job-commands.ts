@@ -6,6 +6,7 @@ import { intListArg, listArg, positiveIntArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
 const NODE_BOUNDS = { max: MAX_NODES, unit: 'nodes' };
+const COUNTERPARTS_HELP = 'leave out the fabrics added beside each one asked for (the RoCE fabric of the same line rate beside a TCP one, the TCP one beside an RDMA one)';
 
 async function loadJob(file: string) {
   const { loadJobFile } = await import('../../spec/load.js');
@@ -41,7 +42,7 @@ export function registerPlan(program: Command): void {
 export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
-    .description('side-by-side step time, tokens/s, MFU and data-path cost of one job on several fabrics')
+    .description('side-by-side step time, tokens/s, MFU and data-path cost of one job on several fabrics, each ratio split into line rate x transport')
     .argument('<job>', 'job YAML file')
     .option('--fabrics <list>', 'comma-separated fabric presets', listArg, [
       'tcp-100g',
@@ -49,6 +50,7 @@ export function registerCompare(program: Command): void {
       'ib-ndr-400g',
     ])
     .option('--nodes <n>', `node count overriding the job file, 1 to ${MAX_NODES}`, positiveIntArg('--nodes', NODE_BOUNDS))
+    .option('--no-counterparts', COUNTERPARTS_HELP)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
   addStoreOptions(command).action(async (file, options) => {
@@ -58,7 +60,7 @@ export function registerCompare(program: Command): void {
     const { renderCompareText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
-      compareFabrics(loaded, options.fabrics, options.nodes ? { nodes: options.nodes } : {}, file),
+      compareFabrics(loaded, options.fabrics, options.nodes ? { nodes: options.nodes } : {}, file, { counterparts: options.counterparts }),
       options,
       renderCompareText,
     );
@@ -81,6 +83,7 @@ export function registerScale(program: Command): void {
       'roce-400g',
       'ib-ndr-400g',
     ])
+    .option('--no-counterparts', COUNTERPARTS_HELP)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
   addStoreOptions(command).action(async (file, options) => {
@@ -89,7 +92,7 @@ export function registerScale(program: Command): void {
     const { scaleJob } = await import('../../model/plan.js');
     const { renderScaleText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
-    await emitResult(scaleJob(loaded, options.nodes, options.fabrics, file), options, renderScaleText);
+    await emitResult(scaleJob(loaded, options.nodes, options.fabrics, file, { counterparts: options.counterparts }), options, renderScaleText);
   });
 }
 

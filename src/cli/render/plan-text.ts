@@ -1,7 +1,29 @@
 /** Human text for `plan`, `compare` and `scale`. */
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { PlanMetrics, ScaleMetrics } from '../../model/plan.js';
+import type { CompareMetrics, PlanMetrics, ScaleMetrics } from '../../model/plan.js';
+import { NCCL_NET_DESCRIPTIONS, transportSplitDetail, transportSplitLine, type TransportSplit } from '../../model/transport-split.js';
 import { fixed, milliseconds, percent, renderTable } from './table.js';
+
+/** The mark beside a fabric the command added as a same-line-rate counterpart. */
+const COUNTERPART_MARK = '*';
+
+function counterpartNote(marked: { fabric: string; counterpartOf?: string }[]): string {
+  if (marked.length === 0) return '';
+  const pairs = marked.map((entry) => `${entry.fabric} beside ${entry.counterpartOf ?? '?'}`).join(', ');
+  return `${COUNTERPART_MARK} added counterpart: the same line rate over the other transport (${pairs}); --no-counterparts leaves them out\n`;
+}
+
+/** Which NCCL network transport the rows stand for: "Socket = NET/Socket (kernel TCP, host staging)". */
+function ncclNetNote(nets: readonly (string | undefined)[]): string {
+  const present = [...new Set(nets.filter((net): net is string => net !== undefined))];
+  if (present.length === 0) return '';
+  return `NCCL net: ${present.map((net) => NCCL_NET_DESCRIPTIONS[net] ? `${net} = ${NCCL_NET_DESCRIPTIONS[net]}` : `${net} = the ${net} network plugin`).join('; ')}\n`;
+}
+
+/** The split lines: `TCP 100G vs RoCE 400G: 1.32x = 1.15 line rate x 1.14 transport`, each with where its intermediate came from. */
+export function renderSplitLines(splits: readonly TransportSplit[], detail = true): string {
+  return splits.map((split) => `${transportSplitLine(split)}\n${detail ? `  ${transportSplitDetail(split)}\n` : ''}`).join('');
+}
 
 function warningLines(result: ResultEnvelope<unknown>): string {
   return (result.warnings ?? []).map((warning) => `warning: ${warning}\n`).join('');
@@ -35,8 +57,9 @@ export function renderPlanText(result: ResultEnvelope<PlanMetrics>): string {
   );
 }
 
-export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }>): string {
+export function renderCompareText(result: ResultEnvelope<CompareMetrics>): string {
   const rows = result.metrics.rows;
+  const splits = result.metrics.splits;
   const best = Math.min(...rows.map((row) => row.stepTimeMs));
   return (
     jobLine(result) +
@@ -44,6 +67,7 @@ export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }
     renderTable(
       [
         { header: 'fabric', align: 'left' },
+        { header: 'NCCL net', align: 'left' },
         { header: 'step' },
         { header: 'vs best' },
         { header: 'tokens/s' },
@@ -55,7 +79,8 @@ export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }
         { header: 'host mem GB/s' },
       ],
       rows.map((row) => [
-        row.fabric,
+        row.addedAsCounterpart ? `${row.fabric} ${COUNTERPART_MARK}` : row.fabric,
+        row.ncclNet,
         milliseconds(row.stepTimeMs),
         `${fixed(row.stepTimeMs / best, 2)}x`,
         fixed(row.tokensPerSecond, 0),
@@ -67,6 +92,9 @@ export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }
         fixed(row.hostMemoryTrafficGBps, 1),
       ]),
     ) +
+    counterpartNote(rows.filter((row) => row.addedAsCounterpart)) +
+    ncclNetNote(rows.map((row) => row.ncclNet)) +
+    (splits.length > 0 ? `\nline rate against transport (step time ratio, split through the first fabric's transport at the second's line rate):\n${renderSplitLines(splits)}` : '') +
     warningLines(result)
   );
 }
@@ -74,7 +102,11 @@ export function renderCompareText(result: ResultEnvelope<{ rows: PlanMetrics[] }
 export function renderScaleText(result: ResultEnvelope<ScaleMetrics>): string {
   const m = result.metrics;
   const nodes = [...new Set(m.fabrics.flatMap((fabric) => fabric.points.map((point) => point.nodes)))].sort((a, b) => a - b);
-  const columns = [{ header: 'nodes' }, { header: 'GPUs' }, ...m.fabrics.flatMap((fabric) => [{ header: `${fabric.fabric} step` }, { header: 'eff' }])];
+  const columns = [
+    { header: 'nodes' },
+    { header: 'GPUs' },
+    ...m.fabrics.flatMap((fabric) => [{ header: `${fabric.fabric}${fabric.addedAsCounterpart ? COUNTERPART_MARK : ''} step` }, { header: 'eff' }]),
+  ];
   const rows = nodes.map((count) => {
     const cells = [String(count), String(count * ((result.inputs.job as { gpusPerNode?: number } | undefined)?.gpusPerNode ?? 0))];
     for (const fabric of m.fabrics) {
@@ -83,5 +115,24 @@ export function renderScaleText(result: ResultEnvelope<ScaleMetrics>): string {
     }
     return cells;
   });
-  return `${jobLine(result)}\nweak scaling (batch per replica fixed); eff = tokens/s per GPU against the smallest node count\n\n${renderTable(columns, rows)}\n${m.rdmaPaysOffStatement}\n${warningLines(result)}`;
+  const splits = m.splitsByNodes;
+  let splitTable = '';
+  const first = splits[0]?.split;
+  if (first) {
+    splitTable =
+      `\n${first.from.label} vs ${first.to.label}, step time ratio = line rate x transport:\n  ${transportSplitDetail(first)}\n` +
+      renderTable(
+        [{ header: 'nodes' }, { header: 'total' }, { header: 'line rate' }, { header: 'transport' }],
+        splits.map(({ nodes, split }) => [String(nodes), `${fixed(split.total, 2)}x`, fixed(split.lineRate, 2), fixed(split.transport, 2)]),
+      );
+  }
+  const marked = m.fabrics.filter((fabric) => fabric.addedAsCounterpart);
+  return (
+    `${jobLine(result)}\nweak scaling (batch per replica fixed); eff = tokens/s per GPU against the smallest node count\n\n${renderTable(columns, rows)}` +
+    counterpartNote(marked) +
+    ncclNetNote(m.fabrics.map((fabric) => fabric.ncclNet)) +
+    `\n${m.rdmaPaysOffStatement}${marked.length > 0 ? ' (added counterparts not counted)' : ''}\n` +
+    splitTable +
+    warningLines(result)
+  );
 }

@@ -21,6 +21,7 @@ export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): strin
           { header: 'GPUDirect', align: 'left' },
           { header: 'lossless', align: 'left' },
           { header: 'TCP streams x Gb/s', align: 'left' },
+          { header: 'NCCL net', align: 'left' },
         ],
         fabrics.map((f) => [
           f.id,
@@ -31,7 +32,8 @@ export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): strin
           fixed(f.perMessageLatencyUs, 1),
           f.gpuDirectRdma ? 'yes' : 'no',
           f.lossless ? 'yes' : 'no',
-          f.tcp ? `${f.tcp.streamsPerPeer} x ${f.tcp.perStreamGbps}${f.tcp.virtualized ? ' (VM)' : ''}` : '-',
+          f.tcp ? `${f.tcp.streamsPerPeer} x ${f.tcp.perStreamGbps}${f.tcp.virtualized ? ' (VM)' : ''}${f.tcp.devmem ? ' devmem' : ''}` : '-',
+          f.ncclNet,
         ]),
       ),
     );
@@ -40,8 +42,28 @@ export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): strin
     parts.push('\nGPUs\n');
     parts.push(
       renderTable(
-        [{ header: 'id', align: 'left' }, { header: 'BF16 dense TFLOP/s' }, { header: 'HBM GB' }, { header: 'HBM TB/s' }, { header: 'NVLink GB/s' }, { header: 'PCIe' }],
-        gpus.map((g) => [g.id, String(g.bf16DenseTflops), String(g.hbmGB), String(g.hbmBandwidthTBps), String(g.nvlinkBandwidthGBps), `Gen${g.pcieGen} x${g.pcieLanes}`]),
+        [
+          { header: 'id', align: 'left' },
+          { header: 'BF16 dense TFLOP/s' },
+          { header: 'FP8 dense' },
+          { header: 'HBM GB' },
+          { header: 'HBM TB/s' },
+          { header: 'NVLink GB/s' },
+          { header: 'NVLink GPUs' },
+          { header: 'NVLS', align: 'left' },
+          { header: 'PCIe' },
+        ],
+        gpus.map((g) => [
+          g.id,
+          String(g.bf16DenseTflops),
+          g.fp8DenseTflops !== undefined ? String(g.fp8DenseTflops) : '-',
+          String(g.hbmGB),
+          String(g.hbmBandwidthTBps),
+          g.nvlinkBandwidthGBps > 0 ? String(g.nvlinkBandwidthGBps) : '- (PCIe)',
+          String(g.nvlinkDomainGpus),
+          g.nvls ? 'yes' : 'no',
+          `Gen${g.pcieGen} x${g.pcieLanes}`,
+        ]),
       ),
     );
   }

@@ -8,6 +8,7 @@ const RDMA_COMMON_SOURCES = {
   nicEfficiency: S.nicEfficiency,
   gpuDirectRdma: S.gpuDirect,
   lossless: S.pfc,
+  ncclNet: S.ncclIb,
 };
 
 function roce(id: string, lineRateGbps: number): FabricSpec {
@@ -23,6 +24,7 @@ function roce(id: string, lineRateGbps: number): FabricSpec {
     nicEfficiency: 0.982,
     gpuDirectRdma: true,
     lossless: true,
+    ncclNet: 'IB',
     sources: {
       ...RDMA_COMMON_SOURCES,
       headerBytesPerPacket: S.roceHeaders,
@@ -45,6 +47,7 @@ function infiniband(id: string, generation: string, lineRateGbps: number): Fabri
     nicEfficiency: 0.982,
     gpuDirectRdma: true,
     lossless: true,
+    ncclNet: 'IB',
     sources: {
       ...RDMA_COMMON_SOURCES,
       lineRateGbps: S.ibRates,
@@ -52,6 +55,16 @@ function infiniband(id: string, generation: string, lineRateGbps: number): Fabri
       perMessageLatencyUs: S.rdmaLatencyIb,
       switchHopLatencyUs: S.ibSwitchHop,
     },
+  };
+}
+
+/** NVIDIA Spectrum-X: RoCE v2 at 400G on BlueField-3 SuperNICs, adaptive routing across the fabric. */
+function spectrumX(): FabricSpec {
+  const base = roce('spectrum-x-400g', 400);
+  return {
+    ...base,
+    name: 'NVIDIA Spectrum-X RoCE v2 400G (BlueField-3 SuperNIC, adaptive routing)',
+    sources: { ...base.sources, lineRateGbps: `${S.spectrumX}; ${S.ethernetRates}`, lossless: S.spectrumXLossless },
   };
 }
 
@@ -79,6 +92,7 @@ function tcp(id: string, name: string, values: TcpPresetValues): FabricSpec {
     nicEfficiency: 1,
     gpuDirectRdma: false,
     lossless: false,
+    ncclNet: 'Socket',
     tcp: {
       perStreamGbps: values.perStreamGbps,
       streamsPerPeer: values.streamsPerPeer,
@@ -86,6 +100,7 @@ function tcp(id: string, name: string, values: TcpPresetValues): FabricSpec {
       minRtoMs: 200,
       rttUs: 2 * values.perMessageLatencyUs + 2 * 0.6,
       virtualized: values.virtualized,
+      devmem: false,
     },
     sources: {
       lineRateGbps: S.ethernetRates,
@@ -93,11 +108,93 @@ function tcp(id: string, name: string, values: TcpPresetValues): FabricSpec {
       headerBytesPerPacket: S.tcpHeaders,
       perMessageLatencyUs: values.virtualized ? S.tcpVirtLatency : S.tcpLatency,
       switchHopLatencyUs: S.ethSwitchHop,
+      nicEfficiency: S.tcpNicEfficiency,
+      gpuDirectRdma: S.gpuDirect,
+      lossless: S.tcpLossy,
+      ncclNet: S.ncclSocket,
       'tcp.perStreamGbps': S.tcpStreamsCalibration,
       'tcp.streamsPerPeer': S.tcpSocketsDocs,
       'tcp.lossRate': S.tcpLoss,
       'tcp.minRtoMs': S.linuxRto,
-      gpuDirectRdma: S.gpuDirect,
+      'tcp.rttUs': S.tcpRtt,
+      'tcp.virtualized': values.virtualized ? S.tcpVirtLatency : S.bareMetal,
+      'tcp.devmem': S.hostStaged,
+    },
+  };
+}
+
+/** AWS Elastic Fabric Adapter, one network card: SRD through libfabric and aws-ofi-nccl. */
+function efa(id: string, name: string, lineRateGbps: number, rateSource: string): FabricSpec {
+  return {
+    id,
+    name,
+    transport: 'efa',
+    lineRateGbps,
+    mtuBytes: 4096,
+    headerBytesPerPacket: 82,
+    perMessageLatencyUs: 8,
+    switchHopLatencyUs: 0.5,
+    nicEfficiency: 0.974,
+    gpuDirectRdma: true,
+    lossless: false,
+    ncclNet: 'Libfabric',
+    sources: {
+      lineRateGbps: rateSource,
+      mtuBytes: S.efaMtu,
+      headerBytesPerPacket: S.efaHeaders,
+      perMessageLatencyUs: S.efaLatency,
+      switchHopLatencyUs: S.efaSwitchHop,
+      nicEfficiency: S.efaEfficiency,
+      gpuDirectRdma: `${S.efaGpuDirect}; ${S.efaGenerations}`,
+      lossless: S.efaLossless,
+      ncclNet: S.ncclLibfabric,
+    },
+  };
+}
+
+/** Google Cloud A3 GPU NIC with a GPUDirect TCP plugin: TCP on the wire, payload NIC <-> GPU (devmem). */
+function gcpDirectTcp(id: string, name: string, plugin: 'GPUDirectTCPX_v7' | 'FasTrak'): FabricSpec {
+  const tcpxo = plugin === 'FasTrak';
+  const perMessageLatencyUs = 15;
+  return {
+    id,
+    name,
+    transport: 'tcp',
+    lineRateGbps: 200,
+    mtuBytes: 8244,
+    headerBytesPerPacket: 90,
+    perMessageLatencyUs,
+    switchHopLatencyUs: 0.6,
+    nicEfficiency: 1,
+    gpuDirectRdma: false,
+    lossless: false,
+    ncclNet: plugin,
+    tcp: {
+      perStreamGbps: 11.3,
+      streamsPerPeer: 16,
+      lossRate: 1e-5,
+      minRtoMs: 200,
+      rttUs: 2 * perMessageLatencyUs + 2 * 0.6,
+      virtualized: true,
+      devmem: true,
+    },
+    sources: {
+      lineRateGbps: S.gcpA3Nics,
+      mtuBytes: S.gcpMtu,
+      headerBytesPerPacket: S.tcpHeaders,
+      perMessageLatencyUs: S.gcpLatency,
+      switchHopLatencyUs: S.ethSwitchHop,
+      nicEfficiency: S.tcpNicEfficiency,
+      gpuDirectRdma: 'no RDMA: GPUDirect-TCPX/TCPXO move payload to GPU memory over TCP (tcp.devmem), not RDMA verbs',
+      lossless: S.tcpLossy,
+      ncclNet: tcpxo ? S.ncclFastrak : S.ncclTcpx,
+      'tcp.perStreamGbps': tcpxo ? S.tcpxoPerStream : S.tcpxPerStream,
+      'tcp.streamsPerPeer': tcpxo ? S.tcpxoStreams : S.tcpxPerStream,
+      'tcp.lossRate': S.tcpLoss,
+      'tcp.minRtoMs': `${S.linuxRto}; not verified for the TCPXO NIC-offloaded stack`,
+      'tcp.rttUs': S.tcpRtt,
+      'tcp.virtualized': S.gcpVirtualized,
+      'tcp.devmem': tcpxo ? S.devmemTcpxo : S.devmemTcpx,
     },
   };
 }
@@ -147,4 +244,9 @@ export const fabricPresets: readonly FabricSpec[] = [
   infiniband('ib-hdr-200g', 'HDR', 200),
   infiniband('ib-ndr-400g', 'NDR', 400),
   infiniband('ib-xdr-800g', 'XDR', 800),
+  efa('efa-v2-100g', 'AWS EFA 100G per card (SRD; p4d EFA v1, p5/p5e EFA v2)', 100, S.efaRates),
+  efa('efa-v4-400g', 'AWS EFA v4 400G per card (SRD; p6-b200)', 400, S.efaV4Rate),
+  gcpDirectTcp('tcpx-200g', 'GCP A3 High GPU NIC 200G, GPUDirect-TCPX (4 per VM)', 'GPUDirectTCPX_v7'),
+  gcpDirectTcp('tcpxo-200g', 'GCP A3 Mega GPU NIC 200G, GPUDirect-TCPXO (8 per VM)', 'FasTrak'),
+  spectrumX(),
 ];

@@ -1,0 +1,67 @@
+/**
+ * The constants fitted to real nccl-tests logs, each with its bounds. `node bench/model-validation.mjs`
+ * fits them on the corpus (test/fixtures/nccl-tests-corpus.json) and re-fits them without each cluster
+ * for the leave-one-cluster-out figures; the values below are its full-corpus fit (docs/models.md).
+ * Everything else in the model is a published constant (NCCL's tuning.cc, datasheets).
+ */
+export interface ModelConstants {
+  /** Fixed cost of one nccl-tests iteration beyond NCCL's tuner latency: kernel launch, stream sync (us). */
+  launchUs: number;
+  /** Real latency / NCCL tuner latency, within a node (NVLink or PCIe hops). */
+  intraLatencyScale: number;
+  /** Real latency / NCCL tuner latency, for the network hops. */
+  netLatencyScale: number;
+  /**
+   * Real latency / NCCL tuner latency for the Simple protocol, on top of the two scales above: Simple
+   * waits for each step's flag and, across nodes, for the proxy's send, receive and flush, which the
+   * tuner's per-hop figures understate. It sets where the ramp between latency and plateau lies.
+   */
+  simpleLatencyScale: number;
+  /** NVLS all_reduce bus bandwidth as a share of the GPU's NVLink bandwidth per direction. */
+  nvlsShare: number;
+  /** Share of its physical bound (chain over NVLink, tree over the NICs) the tree and NVLSTree reach. */
+  treeShare: number;
+  /**
+   * Without GPUDirect RDMA (NCCL's `GDR 0`) data bounces through host memory: the GPU writes and
+   * reads pinned host buffers over its PCIe link. Share of that link's rate the bounce sustains.
+   */
+  bounceShare: number;
+  /** Cost of each peer of a point-to-point group (alltoall: every other rank) beyond the first (us). */
+  peerUs: number;
+  /**
+   * One message's latency over AWS EFA (SRD through libfabric and aws-ofi-nccl), us: no public
+   * figure exists, so it is fitted to the corpus's EFA logs and used in place of the preset's value.
+   */
+  efaMessageUs: number;
+}
+
+export interface FittedParameter {
+  key: keyof ModelConstants;
+  min: number;
+  max: number;
+}
+
+export const FITTED_PARAMETERS: readonly FittedParameter[] = [
+  { key: 'launchUs', min: 0.5, max: 40 },
+  { key: 'intraLatencyScale', min: 0.2, max: 5 },
+  { key: 'netLatencyScale', min: 0.2, max: 5 },
+  { key: 'simpleLatencyScale', min: 0.2, max: 10 },
+  { key: 'nvlsShare', min: 0.2, max: 1.5 },
+  { key: 'treeShare', min: 0.1, max: 1 },
+  { key: 'bounceShare', min: 0.05, max: 1 },
+  { key: 'peerUs', min: 0.01, max: 20 },
+  { key: 'efaMessageUs', min: 1, max: 100 },
+];
+
+/** Full-corpus fit (bench/model-validation.mjs --fit). */
+export const FITTED_CONSTANTS: ModelConstants = {
+  launchUs: 13.75,
+  intraLatencyScale: 1.244,
+  netLatencyScale: 0.48,
+  simpleLatencyScale: 1.192,
+  nvlsShare: 0.381,
+  treeShare: 0.41,
+  bounceShare: 0.161,
+  peerUs: 9.6,
+  efaMessageUs: 15,
+};

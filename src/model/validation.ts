@@ -1,0 +1,275 @@
+/**
+ * Prediction error against real nccl-tests logs, per size regime, and leave-one-cluster-out: the
+ * fitted constants re-fitted without any log of the cluster being predicted. Pure: the caller reads
+ * and parses the logs (bench/model-validation.mjs, test/model/calibration.test.ts).
+ */
+import type { CollectiveOp } from './busbw.js';
+import type { FabricSpec } from '../spec/fabric.js';
+import type { GpuSpec } from '../spec/gpu.js';
+import { resolveFabric } from '../spec/presets/index.js';
+import { FITTED_PARAMETERS, type ModelConstants } from './fitted.js';
+import type { AlgorithmChoice } from './algorithms.js';
+import type { ProtocolChoice } from './nccl-tuning.js';
+import { estimateCollective } from './collectives.js';
+import { shapeFor } from './predict.js';
+
+/** small: time at sizes up to 64 KiB; mid: busbw at 1 to 64 MiB; large: busbw at 256 MiB and up. */
+export const REGIMES = ['small', 'mid', 'large'] as const;
+export type Regime = (typeof REGIMES)[number];
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export function regimeOf(sizeBytes: number): Regime | null {
+  if (sizeBytes > 0 && sizeBytes <= 64 * KiB) return 'small';
+  if (sizeBytes >= MiB && sizeBytes <= 64 * MiB) return 'mid';
+  if (sizeBytes >= 256 * MiB) return 'large';
+  return null;
+}
+
+export interface MeasuredRow {
+  sizeBytes: number;
+  timeUs: number;
+  busbwGBps: number;
+}
+
+export interface CorpusLog {
+  file: string;
+  /** One system: same GPU, NICs per node, fabric and node count. */
+  cluster: string;
+  op: CollectiveOp;
+  rows: MeasuredRow[];
+}
+
+export interface Predicted {
+  timeUs: number;
+  busbwGBps: number;
+}
+
+/** Predicts one log's sizes with the given constants. */
+export type LogPredictor<L extends CorpusLog> = (log: L, constants: ModelConstants) => (sizeBytes: number) => Predicted;
+
+export type RegimeErrors = Record<Regime, number | null>;
+
+/**
+ * One log's error per regime: the mean over its sizes in that regime of |predicted/measured - 1|,
+ * on time for small sizes and on busbw for mid and large; null where the log has no such size.
+ */
+export function logErrors(rows: readonly MeasuredRow[], predict: (sizeBytes: number) => Predicted): RegimeErrors {
+  const sums: Record<Regime, { total: number; count: number }> = { small: { total: 0, count: 0 }, mid: { total: 0, count: 0 }, large: { total: 0, count: 0 } };
+  for (const row of rows) {
+    const regime = regimeOf(row.sizeBytes);
+    if (!regime) continue;
+    const measured = regime === 'small' ? row.timeUs : row.busbwGBps;
+    if (!(measured > 0)) continue;
+    const estimate = predict(row.sizeBytes);
+    const predicted = regime === 'small' ? estimate.timeUs : estimate.busbwGBps;
+    sums[regime].total += Math.abs(predicted / measured - 1);
+    sums[regime].count += 1;
+  }
+  const out = { small: null, mid: null, large: null } as RegimeErrors;
+  for (const regime of REGIMES) if (sums[regime].count > 0) out[regime] = sums[regime].total / sums[regime].count;
+  return out;
+}
+
+export interface RegimeSummary {
+  logs: number;
+  mean: number;
+  median: number;
+  worst: { file: string; error: number } | null;
+}
+
+export function summarise(perLog: readonly { file: string; errors: RegimeErrors }[]): Record<Regime, RegimeSummary> {
+  const out = {} as Record<Regime, RegimeSummary>;
+  for (const regime of REGIMES) {
+    const values = perLog.flatMap((entry) => {
+      const error = entry.errors[regime];
+      return error === null ? [] : [{ file: entry.file, error }];
+    });
+    const sorted = values.map((value) => value.error).sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    const at = (i: number): number => sorted[i] ?? 0;
+    const median = sorted.length === 0 ? 0 : sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+    const worst = values.reduce<{ file: string; error: number } | null>((best, value) => (best === null || value.error > best.error ? value : best), null);
+    out[regime] = {
+      logs: values.length,
+      mean: values.length ? values.reduce((sum, value) => sum + value.error, 0) / values.length : 0,
+      median,
+      worst,
+    };
+  }
+  return out;
+}
+
+/** The fit's objective: the mean over regimes of the mean over logs (each log once per regime). */
+export function objective<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, constants: ModelConstants): number {
+  const summary = summarise(logs.map((log) => ({ file: log.file, errors: logErrors(log.rows, predictor(log, constants)) })));
+  const present = REGIMES.filter((regime) => summary[regime].logs > 0);
+  return present.length ? present.reduce((sum, regime) => sum + summary[regime].mean, 0) / present.length : 0;
+}
+
+/**
+ * Re-fits every fitted constant (FITTED_PARAMETERS, each within its bounds) on the given logs:
+ * Nelder-Mead on the logarithm of each value from `start`, deterministic, at most `evaluations` calls.
+ */
+export function fitConstants<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, start: ModelConstants, evaluations = 600): ModelConstants {
+  const params = FITTED_PARAMETERS;
+  const toConstants = (x: readonly number[]): ModelConstants => {
+    const out = { ...start };
+    params.forEach((param, i) => {
+      out[param.key] = Math.min(param.max, Math.max(param.min, Math.exp(x[i] ?? 0)));
+    });
+    return out;
+  };
+  const f = (x: readonly number[]): number => objective(logs, predictor, toConstants(x));
+  const n = params.length;
+  const x0 = params.map((param) => Math.log(start[param.key]));
+  interface Point {
+    x: number[];
+    fx: number;
+  }
+  let simplex: Point[] = [x0, ...params.map((_, i) => x0.map((value, j) => (i === j ? value + 0.3 : value)))].map((x) => ({ x, fx: f(x) }));
+  const at = (i: number): Point => simplex[i] as Point;
+  let calls = simplex.length;
+  while (calls < evaluations) {
+    simplex.sort((a, b) => a.fx - b.fx);
+    const best = at(0);
+    const worst = at(n);
+    if (worst.fx - best.fx < 1e-7) break;
+    const centroid = x0.map((_, j) => simplex.slice(0, n).reduce((sum, point) => sum + (point.x[j] ?? 0), 0) / n);
+    const along = (t: number): number[] => centroid.map((c, j) => c + t * ((worst.x[j] ?? 0) - c));
+    const reflected = along(-1);
+    const fr = f(reflected);
+    calls += 1;
+    if (fr < best.fx) {
+      const expanded = along(-2);
+      const fe = f(expanded);
+      calls += 1;
+      simplex[n] = fe < fr ? { x: expanded, fx: fe } : { x: reflected, fx: fr };
+    } else if (fr < at(n - 1).fx) {
+      simplex[n] = { x: reflected, fx: fr };
+    } else {
+      const contracted = along(0.5);
+      const fc = f(contracted);
+      calls += 1;
+      if (fc < worst.fx) simplex[n] = { x: contracted, fx: fc };
+      else {
+        simplex = simplex.map((point, i) => {
+          if (i === 0) return point;
+          const x = point.x.map((value, j) => (best.x[j] ?? 0) + 0.5 * (value - (best.x[j] ?? 0)));
+          return { x, fx: f(x) };
+        });
+        calls += n;
+      }
+    }
+  }
+  simplex.sort((a, b) => a.fx - b.fx);
+  return toConstants(at(0).x);
+}
+
+export interface ValidationLogResult {
+  file: string;
+  cluster: string;
+  op: CollectiveOp;
+  /** With the shipped constants (fitted on every log). */
+  errors: RegimeErrors;
+  /** With the constants re-fitted without this log's cluster. */
+  heldOut: RegimeErrors;
+}
+
+export interface ValidationResult {
+  logs: ValidationLogResult[];
+  clusters: number;
+  inSample: Record<Regime, RegimeSummary>;
+  leaveOneClusterOut: Record<Regime, RegimeSummary>;
+  /** Per held-out cluster: the constants fitted without it. */
+  refits: { cluster: string; constants: ModelConstants }[];
+}
+
+/** Errors with `constants` on every log, and leave-one-cluster-out errors with constants re-fitted per cluster. */
+export function validateModel<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, constants: ModelConstants, evaluations = 600): ValidationResult {
+  const clusters = [...new Set(logs.map((log) => log.cluster))];
+  const heldOut = new Map<string, RegimeErrors>();
+  const refits: ValidationResult['refits'] = [];
+  for (const cluster of clusters) {
+    const training = logs.filter((log) => log.cluster !== cluster);
+    const fitted = fitConstants(training, predictor, constants, evaluations);
+    refits.push({ cluster, constants: fitted });
+    for (const log of logs.filter((entry) => entry.cluster === cluster)) heldOut.set(log.file, logErrors(log.rows, predictor(log, fitted)));
+  }
+  const results = logs.map((log) => ({
+    file: log.file,
+    cluster: log.cluster,
+    op: log.op,
+    errors: logErrors(log.rows, predictor(log, constants)),
+    heldOut: heldOut.get(log.file) as RegimeErrors,
+  }));
+  return {
+    logs: results,
+    clusters: clusters.length,
+    inSample: summarise(results.map((entry) => ({ file: entry.file, errors: entry.errors }))),
+    leaveOneClusterOut: summarise(results.map((entry) => ({ file: entry.file, errors: entry.heldOut }))),
+    refits,
+  };
+}
+
+/** What a corpus log ran on (test/fixtures/nccl-tests-corpus.json `hardware`). */
+export interface CorpusHardware {
+  gpu: string | GpuSpec;
+  nodes: number;
+  gpusPerNode: number;
+  nicsPerNode: number;
+  fabric: string;
+  /** Fields of the fabric preset that differ on this system (a 50G EFA, a 9001-byte MTU). */
+  fabricOverrides?: Partial<FabricSpec>;
+  gpuDirectRdma?: boolean;
+  ncclVersion?: string;
+  algo?: AlgorithmChoice;
+  proto?: ProtocolChoice;
+  intraNode?: 'nvlink' | 'pcie';
+}
+
+export interface CorpusEntry extends CorpusLog {
+  hardware: CorpusHardware;
+  /** Why the log is kept but not scored (a run that is not a steady-state measurement). */
+  excluded?: string;
+}
+
+/** Predicts a corpus log as the model would for its hardware, with its forced NCCL_ALGO / NCCL_PROTO. */
+export const corpusPredictor: LogPredictor<CorpusEntry> = (log, constants) => {
+  const hw = log.hardware;
+  const fabric = hw.fabricOverrides ? { ...resolveFabric(hw.fabric), ...hw.fabricOverrides } : resolveFabric(hw.fabric);
+  const shape = shapeFor({
+    nodes: hw.nodes,
+    gpusPerNode: hw.gpusPerNode,
+    nicsPerNode: hw.nicsPerNode,
+    fabric,
+    gpu: hw.gpu,
+    ...(hw.gpuDirectRdma !== undefined ? { gpuDirectRdma: hw.gpuDirectRdma } : {}),
+    ...(hw.ncclVersion !== undefined ? { ncclVersion: hw.ncclVersion } : {}),
+    ...(hw.intraNode !== undefined ? { intraNodeKind: hw.intraNode } : {}),
+    constants,
+  });
+  return (sizeBytes) => estimateCollective(log.op, sizeBytes, shape, hw.algo ?? 'auto', hw.proto ?? 'auto');
+};
+
+interface CorpusFile {
+  logs: (Omit<CorpusEntry, 'cluster' | 'rows'> & { system: string })[];
+}
+
+/**
+ * The corpus as the bench and the test read it: each log parsed by aifabric's nccl-tests parser (its
+ * out-of-place rows), its cluster the system at one node count. `readLog` returns a log's text from
+ * its `file` entry (`shared:` for ../shared/data/samples/).
+ */
+export function corpusFromJson(json: string, readLog: (file: string) => string, parse: (text: string) => { facts: { tests: { rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[] }[] } }): (CorpusEntry & { system: string; source: string })[] {
+  const corpus = JSON.parse(json) as CorpusFile;
+  return corpus.logs.map((entry) => {
+    const test = parse(readLog(entry.file)).facts.tests.find((candidate) => candidate.rows.length > 0);
+    const rows = (test?.rows ?? [])
+      .filter((row) => row.sizeBytes > 0 && row.outOfPlace.timeUs > 0)
+      .map((row) => ({ sizeBytes: row.sizeBytes, timeUs: row.outOfPlace.timeUs, busbwGBps: row.outOfPlace.busbwGBps }));
+    const hw = entry.hardware;
+    return { ...(entry as CorpusEntry & { system: string; source: string }), cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`, rows };
+  });
+}
