@@ -55,13 +55,13 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
-  launchUs: 13.75,
-  intraLatencyScale: 1.244,
-  netLatencyScale: 0.48,
-  simpleLatencyScale: 1.192,
-  nvlsShare: 0.381,
-  treeShare: 0.41,
-  bounceShare: 0.161,
-  peerUs: 9.6,
-  efaMessageUs: 15,
+  launchUs: 21.06,
+  intraLatencyScale: 0.879,
+  netLatencyScale: 0.7247,
+  simpleLatencyScale: 0.4886,
+  nvlsShare: 0.2,
+  treeShare: 0.7514,
+  bounceShare: 0.2315,
+  peerUs: 10.03,
+  efaMessageUs: 24.33,
 };

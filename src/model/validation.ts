@@ -101,9 +101,20 @@ export function summarise(perLog: readonly { file: string; errors: RegimeErrors 
   return out;
 }
 
-/** The fit's objective: the mean over regimes of the mean over logs (each log once per regime). */
+/**
+ * Errors above this count as this much in the fit: a log the model cannot describe (a contended
+ * shared fabric, a misconfigured host) must not drag the constants away from every other log.
+ */
+export const FIT_ERROR_CAP = 0.5;
+
+/** The fit's objective: the mean over regimes of the mean over logs (each log once per regime) of the capped error. */
 export function objective<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, constants: ModelConstants): number {
-  const summary = summarise(logs.map((log) => ({ file: log.file, errors: logErrors(log.rows, predictor(log, constants)) })));
+  const capped = (errors: RegimeErrors): RegimeErrors => ({
+    small: errors.small === null ? null : Math.min(errors.small, FIT_ERROR_CAP),
+    mid: errors.mid === null ? null : Math.min(errors.mid, FIT_ERROR_CAP),
+    large: errors.large === null ? null : Math.min(errors.large, FIT_ERROR_CAP),
+  });
+  const summary = summarise(logs.map((log) => ({ file: log.file, errors: capped(logErrors(log.rows, predictor(log, constants))) })));
   const present = REGIMES.filter((regime) => summary[regime].logs > 0);
   return present.length ? present.reduce((sum, regime) => sum + summary[regime].mean, 0) / present.length : 0;
 }

@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictBusbwPlateauGBps, predictCollective } from '../../src/model/predict.js';
+import { FITTED_CONSTANTS } from '../../src/model/fitted.js';
+import { corpusFromJson, corpusPredictor, fitConstants, validateModel, type Regime } from '../../src/model/validation.js';
+import { parseNcclTests } from '../../src/parse/index.js';
 
 // Published points from shared/data/reference-points.md: predicted large-message all_reduce busbw
 // must land within 10% (docs/models.md tabulates predicted against measured).
@@ -58,4 +63,52 @@ describe('calibration against a published training benchmark', () => {
     within(many, 5605, 0.05); // the communication model's check
     within(many / eight, 5605 / 5762, 0.03);
   });
+});
+
+/**
+ * The corpus of real nccl-tests logs (test/fixtures/nccl-tests-corpus.json) and the table
+ * `node bench/model-validation.mjs` prints (docs/models.md, section 6): this test holds the same
+ * figures, so a change to the model or the corpus that moves them fails here until the docs follow.
+ */
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const SHARED = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'samples');
+const readLog = (file: string): string => readFileSync(file.startsWith('shared:') ? join(SHARED, file.slice('shared:'.length)) : join(FIXTURES, file), 'utf8');
+const corpus = corpusFromJson(readFileSync(join(FIXTURES, 'nccl-tests-corpus.json'), 'utf8'), readLog, parseNcclTests);
+const scored = corpus.filter((log) => !log.excluded);
+
+/** docs/models.md section 6: mean error per regime, in sample and leave-one-cluster-out (percent, one decimal). */
+const RECORDED: Record<'inSample' | 'leaveOneClusterOut', Record<Regime, number>> = {
+  inSample: { small: 46.0, mid: 58.3, large: 40.9 },
+  leaveOneClusterOut: { small: 51.7, mid: 64.4, large: 43.8 },
+};
+
+describe('validation on real nccl-tests logs (issue 10, part 1)', () => {
+  it('the corpus: at least 40 scored logs, every one parsed to rows, each with its hardware', () => {
+    expect(scored.length).toBeGreaterThanOrEqual(40);
+    for (const log of corpus) {
+      expect(log.rows.length, log.file).toBeGreaterThan(0);
+      expect(log.hardware.nodes * log.hardware.gpusPerNode, log.file).toBeGreaterThan(1);
+    }
+    const ops = new Set(scored.map((log) => log.op));
+    for (const op of ['all_reduce', 'all_gather', 'reduce_scatter', 'alltoall', 'sendrecv', 'broadcast']) expect(ops.has(op as never), op).toBe(true);
+  });
+
+  it('leave-one-cluster-out re-fits without any log of the held-out cluster', () => {
+    const cluster = scored[0]!.cluster;
+    const without = scored.filter((log) => log.cluster !== cluster);
+    const fitted = fitConstants(without, corpusPredictor, FITTED_CONSTANTS, 200);
+    // Changing the held-out cluster's measurements leaves its re-fit unchanged.
+    const scrambled = scored.map((log) => (log.cluster === cluster ? { ...log, rows: log.rows.map((row) => ({ ...row, timeUs: row.timeUs * 3, busbwGBps: row.busbwGBps / 3 })) } : log));
+    expect(fitConstants(scrambled.filter((log) => log.cluster !== cluster), corpusPredictor, FITTED_CONSTANTS, 200)).toEqual(fitted);
+  });
+
+  it('per-regime errors as recorded in docs/models.md', () => {
+    const result = validateModel(scored, corpusPredictor, FITTED_CONSTANTS);
+    for (const view of ['inSample', 'leaveOneClusterOut'] as const) {
+      for (const regime of ['small', 'mid', 'large'] as const) {
+        expect(Math.round(result[view][regime].mean * 1000) / 10, `${view} ${regime}`).toBeCloseTo(RECORDED[view][regime], 1);
+      }
+    }
+    expect(result.clusters).toBeGreaterThanOrEqual(25);
+  }, 240_000);
 });
