@@ -1,6 +1,8 @@
 /** Commander argument parsers that turn our unit forms into numbers, naming the flag on error. */
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.js';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
+import { DEFAULT_NCCL_VERSION, isNcclVersion } from '../model/nccl-tuning.js';
 
 export const sizeArg = (flag: string) => (value: string): number => parseSize(value, flag);
 /** A rate above 0: a link of 0 b/s never delivers, so no prediction or emulation can use it. */
@@ -111,4 +113,67 @@ export function listArg(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/** `--set SCOPE.FIELD=VALUE`, repeatable: the texts in order (read in the action, which loads the schemas). */
+export function collectArg(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--gdr on|off` (true/false too). */
+export function onOffArg(flag: string) {
+  return (value: string): boolean => {
+    const lower = value.trim().toLowerCase();
+    if (lower === 'on' || lower === 'true') return true;
+    if (lower === 'off' || lower === 'false') return false;
+    throw new UsageError(`invalid value for ${flag}: "${value}" (expected on or off)`);
+  };
+}
+
+/** `gen5x16`: a PCIe generation (3 to 7) and link width, as `lspci -vv` reports `Speed 32GT/s, Width x16`. */
+export function pcieLinkArg(flag: string) {
+  return (value: string): { pcieGen: number; pcieLanes: number } => {
+    const match = /^\s*gen([3-7])\s*x\s*(1|2|4|8|16)\s*$/i.exec(value);
+    if (!match) throw new UsageError(`invalid value for ${flag}: "${value}" (expected genNxW with generation 3 to 7 and width 1, 2, 4, 8 or 16, e.g. gen5x16)`);
+    return { pcieGen: Number(match[1]), pcieLanes: Number(match[2]) };
+  };
+}
+
+/**
+ * A byte rate in GB/s from `900GB/s` or `7200Gbps`; 0 allowed (no NVLink). As `--bandwidth`, a bare
+ * number other than 0 is refused: bits or bytes must be said.
+ */
+export function gigabytesPerSecondArg(flag: string) {
+  return (value: string): number => {
+    if (/^\s*0+(\.0*)?\s*$/.test(value)) return 0;
+    const gigabytes = parseRate(value, flag) / 8e9;
+    if (!Number.isFinite(gigabytes)) throw new UsageError(`invalid rate for ${flag}: "${value}" (expected a rate such as 900GB/s or 7200Gbps)`);
+    return gigabytes;
+  };
+}
+
+/** An NCCL version X.Y (or X.Y.Z) of the 2.x line, as NCCL's log prints it. */
+export function ncclVersionArg(flag: string) {
+  return (value: string): string => {
+    const text = value.trim();
+    if (!isNcclVersion(text)) throw new UsageError(`invalid value for ${flag}: "${value}" (expected an NCCL version X.Y such as ${DEFAULT_NCCL_VERSION}, or X.Y.Z)`);
+    return text;
+  };
+}
+
+export const SET_HELP =
+  'set one field of the GPU, fabric or cluster: gpu.FIELD=VALUE, fabric.FIELD=VALUE (fabric.tcp.FIELD too), cluster.FIELD=VALUE, ' +
+  'in the field\'s unit or with one (fabric.lineRateGbps=200, gpu.hbmBandwidthTBps=4.8TB/s, fabric.perMessageLatencyUs=3us); repeatable';
+
+/**
+ * The hardware and NCCL flags `collective`, `plan`, `compare` and `scale` share, declared once.
+ * `--nccl-version` has no commander default so a cluster file's `ncclVersion` can apply; help says the default.
+ */
+export function addHardwareOptions<Args extends unknown[], Opts extends OptionValues, GlobalOpts extends OptionValues>(command: Command<Args, Opts, GlobalOpts>, ncclDefaultHelp: string) {
+  return command
+    .option('--gdr <on|off>', 'GPUDirect RDMA on or off (on takes effect only where the fabric allows it; default: the fabric\'s)', onOffArg('--gdr'))
+    .option('--pcie <genNxW>', 'the GPU\'s PCIe link, generation 3 to 7 and width (e.g. gen4x16), overriding the GPU preset', pcieLinkArg('--pcie'))
+    .option('--nvlink-bandwidth <rate>', 'NVLink bandwidth per GPU, both directions together (e.g. 900GB/s, 7200Gbps; 0 for none), overriding the GPU preset', gigabytesPerSecondArg('--nvlink-bandwidth'))
+    .option('--nccl-version <X.Y>', `NCCL version whose tuning the model applies (${ncclDefaultHelp})`, ncclVersionArg('--nccl-version'))
+    .option('--set <field=value>', SET_HELP, collectArg);
 }

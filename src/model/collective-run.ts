@@ -1,12 +1,24 @@
 /** `collective`: a predicted nccl-tests table for one operation on one shape. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
+import type { FieldOverrides } from '../spec/overrides.js';
+import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
 import type { CollectiveOp } from './busbw.js';
-import { checkAlgorithmApplies, type AlgorithmChoice } from './collectives.js';
+import { buildShape, type CollectiveShape, type ShapeInput } from './collective-shape.js';
+import { shapeWarnings, checkAlgorithmApplies, estimateCollective, type AlgorithmChoice } from './collectives.js';
+import { DEFAULT_NCCL_VERSION, type ProtocolChoice } from './nccl-tuning.js';
 import { collectiveSweep, shapeFor, type CollectiveRow, type PredictInput } from './predict.js';
 
-export interface CollectiveRunInput extends Omit<PredictInput, 'algo'> {
+export interface CollectiveRunInput extends Omit<PredictInput, 'algo' | 'proto'> {
   op: CollectiveOp;
   algo: AlgorithmChoice;
+  /** NCCL_PROTO: a forced protocol, or auto (default). */
+  proto?: ProtocolChoice;
+  /** Host DRAM bandwidth per node (GB/s), which kernel TCP's copies consume (`--set cluster.hostMemoryBandwidthGBps`). */
+  hostMemoryBandwidthGBps?: number;
+  /** Per-GPU intra-node bandwidth, one direction (GB/s), replacing the GPU's (`--set cluster.intraNode.bandwidthGBps`). */
+  intraNodeGBps?: number;
+  /** The `--set` / hardware-flag overrides behind `gpu` and `fabric`, recorded in the inputs as given. */
+  overrides?: FieldOverrides;
   minBytes: number;
   maxBytes: number;
   /** nccl-tests -f: a whole number of at least 2; ignored when stepBytes is set. */
@@ -28,15 +40,57 @@ export interface CollectiveMetrics {
   pureAlphaBeta: boolean;
 }
 
+/**
+ * shapeFor's shape, rebuilt with the two cluster fields shapeFor does not take (host memory and
+ * intra-node bandwidth) when they are given; shapeFor still checks the counts and presets first.
+ */
+function runShape(input: CollectiveRunInput): CollectiveShape {
+  const shape = shapeFor(input);
+  if (input.hostMemoryBandwidthGBps === undefined && input.intraNodeGBps === undefined) return shape;
+  const shapeInput: ShapeInput = {
+    nodes: input.nodes,
+    gpusPerNode: input.gpusPerNode,
+    nicsPerNode: shape.nicsPerNode,
+    fabric: resolveFabric(input.fabric),
+    gpu: resolveGpu(input.gpu ?? 'h100-sxm'),
+    gpuDirectRdma: shape.gpuDirect,
+    topology: shape.topology,
+    intraNodeKind: shape.intraKind,
+    ncclVersion: shape.ncclVersion,
+  };
+  if (input.hostMemoryBandwidthGBps !== undefined) shapeInput.hostMemoryBandwidthGBps = input.hostMemoryBandwidthGBps;
+  if (input.intraNodeGBps !== undefined) shapeInput.intraNodeGBps = input.intraNodeGBps;
+  if (input.alphaSeconds !== undefined) shapeInput.alphaSeconds = input.alphaSeconds;
+  if (input.bandwidthBps !== undefined) shapeInput.bandwidthBps = input.bandwidthBps;
+  if (input.constants !== undefined) shapeInput.constants = input.constants;
+  return buildShape(shapeInput);
+}
+
 export function runCollective(input: CollectiveRunInput): ResultEnvelope<CollectiveMetrics> {
   checkAlgorithmApplies(input.op, input.algo);
-  const shape = shapeFor(input);
-  const rows = collectiveSweep(input.op, shape, {
+  const shape = runShape(input);
+  const proto = input.proto ?? 'auto';
+  const sweep = collectiveSweep(input.op, shape, {
     minBytes: input.minBytes,
     maxBytes: input.maxBytes,
     factor: input.factor,
     ...(input.stepBytes !== undefined ? { stepBytes: input.stepBytes } : {}),
     algo: input.algo,
+  });
+  // collectiveSweep picks the protocol itself; a forced one (NCCL_PROTO) re-estimates each row with it.
+  const rows = proto === 'auto' ? sweep : sweep.map((row): CollectiveRow => {
+    const estimate = estimateCollective(input.op, row.sizeBytes, shape, input.algo, proto);
+    return {
+      ...row,
+      timeUs: estimate.timeUs,
+      algbwGBps: estimate.algbwGBps,
+      busbwGBps: estimate.busbwGBps,
+      algo: estimate.algo,
+      protocol: estimate.protocol,
+      latencyUs: estimate.latencyUs,
+      bandwidthTimeUs: estimate.bandwidthTimeUs,
+      timeoutDelayUs: estimate.timeoutDelayUs,
+    };
   });
   const peak = rows.reduce((best, row) => Math.max(best, row.busbwGBps), 0);
   const avg = rows.length > 0 ? rows.reduce((sum, row) => sum + row.busbwGBps, 0) / rows.length : 0;
@@ -48,6 +102,14 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
     fabric: typeof input.fabric === 'string' ? input.fabric : input.fabric.id,
     gpu: typeof input.gpu === 'string' ? input.gpu : (input.gpu?.id ?? 'h100-sxm'),
     algo: input.algo,
+    proto,
+    ncclVersion: input.ncclVersion ?? DEFAULT_NCCL_VERSION,
+    /** The encoded tuning that version takes (the newest at or below it). */
+    ncclTuning: shape.tuning.version,
+    /** GPUDirect RDMA in effect: asked for (or the fabric's) and possible on its transport. */
+    gdr: shape.gpuDirect,
+    intraNodeKind: shape.intraKind,
+    overrides: input.overrides ?? { gpu: {}, fabric: {}, cluster: {} },
     minBytes: input.minBytes,
     maxBytes: input.maxBytes,
     factor: input.stepBytes !== undefined ? null : input.factor,
@@ -63,5 +125,5 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
     nicGBps: shape.nicGBps,
     limitedBy: shape.pureAlphaUs !== undefined ? 'alpha-beta' : (shape.transport?.limitedBy ?? 'wire'),
     pureAlphaBeta: shape.pureAlphaUs !== undefined,
-  });
+  }, { warnings: shapeWarnings(shape) });
 }

@@ -23,6 +23,8 @@ import {
   llBusbwShare,
   llMaxBandwidthGBps,
   nvlsChannels,
+  nvlsChunkBytes,
+  nvlsEfficiency,
   protocolOfId,
   ringLl128PerChannelGBps,
   ringPlateauFactor,
@@ -110,6 +112,19 @@ function nodeNetworkWithPcieGBps(shape: CollectiveShape): number {
 }
 
 /**
+ * Warnings a shape deserves though it is valid: more NIC bandwidth than the GPUs' PCIe links (or the
+ * host bounce without GPUDirect) can feed, so busbw is bounded by PCIe, not by the NICs.
+ */
+export function shapeWarnings(shape: CollectiveShape): string[] {
+  if (shape.pureAlphaUs !== undefined || !shape.transport || shape.nodes <= 1) return [];
+  const nics = nodeNetworkGBps(shape);
+  const feed = shape.gpusPerNode * gpuNetworkFeedGBps(shape);
+  if (nics <= feed) return [];
+  const how = shape.gpuDirect || shape.fabric?.tcp?.devmem === true ? 'PCIe links' : 'PCIe links through the host bounce (no GPUDirect RDMA)';
+  return [`the node's ${shape.nicsPerNode} NICs carry ${nics.toFixed(1)} GB/s but its ${shape.gpusPerNode} GPU(s) can feed them only ${feed.toFixed(1)} GB/s over their ${how}: busbw is bounded by PCIe`];
+}
+
+/**
  * What one GPU can feed its NICs: its PCIe link with GPUDirect RDMA (or GPUDirect-TCPX devmem);
  * without, the bounce through pinned host memory sustains only `bounceShare` of that link.
  */
@@ -187,7 +202,7 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     networkSteps: interSteps,
     flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
     bytesPerFlow: sizeBytes / ranks / streams,
-    channels,
+    channels: Math.round(channels),
   };
 }
 
@@ -231,18 +246,32 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
 
 /** NVLS (NVLink SHARP) inside one node: the NVSwitch reduces and multicasts; all_reduce, reduce_scatter, all_gather. */
 function nvlsAlgbwGBps(op: CollectiveOp, shape: CollectiveShape): number {
-  const ranks = shape.gpusPerNode;
-  const busbw = shape.constants.nvlsShare * shape.nvlinkPerDirectionGBps;
-  return busbw / Math.max(busbwFactor(op, ranks), 1e-9);
+  const g = shape.gpusPerNode;
+  const perDirection = shape.nvlinkPerDirectionGBps;
+  // all_reduce: every GPU sends its whole buffer into the switch (which reduces) and receives the
+  // reduced buffer (S/g of it its own slice): S (1 + 1/g) each way, so algbw = B g/(g+1) and nccl-tests'
+  // busbw 2B (g-1)/(g+1), the in-network-reduction bound nccl-tests' doc/PERFORMANCE.md gives ((n-1)/(n+1)).
+  // all_gather / reduce_scatter: each GPU receives (or sends) S (g-1)/g: busbw = B.
+  const busbw = op === 'all_reduce' ? (2 * perDirection * (g - 1)) / (g + 1) : perDirection;
+  return (shape.constants.nvlsShare * nvlsEfficiency(shape.generation) * busbw) / Math.max(busbwFactor(op, g), 1e-9);
+}
+
+/** What NVLS's chunk pipeline allows (GB/s of algorithm bandwidth): each channel moves one chunk per `nvlsChunkUs` (plus a network hop across nodes). */
+function nvlsPipelineGBps(sizeBytes: number, shape: CollectiveShape, tree: boolean): number {
+  const channels = nvlsChannels(shape.generation);
+  const chunk = nvlsChunkBytes(sizeBytes, channels, tree, shape.nodes);
+  const perChunkUs = shape.constants.nvlsChunkUs + (tree && shape.nodes > 1 ? interHopLatencyUs(shape, 'nvlstree', 'Simple') * shape.constants.netLatencyScale : 0);
+  return (channels * chunk) / perChunkUs / 1e3;
 }
 
 function nvlsCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape): Cost {
   const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvls', 'Simple'), inter: 0 };
-  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, nvlsAlgbwGBps(op, shape)), networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0, channels: nvlsChannels(shape.generation) };
+  const algbw = Math.min(nvlsAlgbwGBps(op, shape), nvlsPipelineGBps(sizeBytes, shape, false));
+  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, algbw), networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0, channels: nvlsChannels(shape.generation) };
 }
 
 function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const algbw = Math.min(nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }), treeNetworkAlgbwGBps(shape) * shape.constants.treeShare);
+  const algbw = Math.min(nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }), treeNetworkAlgbwGBps(shape) * shape.constants.treeShare, nvlsPipelineGBps(sizeBytes, shape, true));
   const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
   const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvlstree', 'Simple'), inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple') };
   const streams = streamsPerFlow(shape);

@@ -17,8 +17,13 @@ export interface ModelConstants {
    * tuner's per-hop figures understate. It sets where the ramp between latency and plateau lies.
    */
   simpleLatencyScale: number;
-  /** NVLS all_reduce bus bandwidth as a share of the GPU's NVLink bandwidth per direction. */
+  /** Share of the in-network-reduction bound (all_reduce busbw 2B(g-1)/(g+1), B NVLink per direction) NVLS reaches. */
   nvlsShare: number;
+  /**
+   * Time one NVLS chunk takes through a channel (us): NVLS moves each channel's data in chunks of 16 to
+   * 128 KiB (enqueue.cc, by size), one at a time, so mid-size NVLS and NVLSTree run below their plateau.
+   */
+  nvlsChunkUs: number;
   /** Share of its physical bound (chain over NVLink, tree over the NICs) the tree and NVLSTree reach. */
   treeShare: number;
   /**
@@ -47,6 +52,7 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'netLatencyScale', min: 0.2, max: 5 },
   { key: 'simpleLatencyScale', min: 0.2, max: 10 },
   { key: 'nvlsShare', min: 0.2, max: 1.5 },
+  { key: 'nvlsChunkUs', min: 0.5, max: 100 },
   { key: 'treeShare', min: 0.1, max: 1 },
   { key: 'bounceShare', min: 0.05, max: 1 },
   { key: 'peerUs', min: 0.01, max: 20 },
@@ -55,13 +61,14 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
-  launchUs: 21.06,
-  intraLatencyScale: 0.879,
-  netLatencyScale: 0.7247,
-  simpleLatencyScale: 0.4886,
-  nvlsShare: 0.2,
-  treeShare: 0.7514,
-  bounceShare: 0.2315,
-  peerUs: 10.03,
-  efaMessageUs: 24.33,
+  launchUs: 21.1,
+  intraLatencyScale: 0.877,
+  netLatencyScale: 0.683,
+  simpleLatencyScale: 0.495,
+  nvlsShare: 0.468,
+  nvlsChunkUs: 12.56,
+  treeShare: 0.658,
+  bounceShare: 0.233,
+  peerUs: 10.02,
+  efaMessageUs: 25.24,
 };

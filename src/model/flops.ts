@@ -57,3 +57,18 @@ export function trainingFlopsPerToken(model: ModelSpec, sequenceLength: number):
 }
 
 export const BYTES_PER_ELEMENT = { bf16: 2, fp16: 2, fp8: 1, fp32: 4 } as const;
+
+export type ActivationRecompute = 'none' | 'selective' | 'full';
+
+/**
+ * FLOPs per token that activation recomputation adds in backward (hardware FLOPs, not model FLOPs):
+ * full recompute runs every layer's forward again, `2 (N_active - V h) + 4 L H Q T` (the output
+ * projection is not recomputed: Narayanan et al. 2021, eq. 3, counts 4 passes for the layers and 3 for
+ * the logits); selective recomputes only the attention core, `4 L H Q T` (Korthikanti et al. 2022, section 5).
+ */
+export function recomputeFlopsPerToken(model: ModelSpec, sequenceLength: number, mode: ActivationRecompute): number {
+  const attentionCore = 4 * model.layers * model.heads * headDim(model) * sequenceLength;
+  if (mode === 'selective') return attentionCore;
+  if (mode === 'full') return 2 * (parameterCounts(model).activeMatmul - model.vocab * model.hidden) + attentionCore;
+  return 0;
+}

@@ -233,10 +233,43 @@ export const ringPlateauFactor = (generation: GpuGeneration): number => (generat
 export const THREADS_PER_CHANNEL: PerProtocol = p(512, 640, 512);
 export const THREAD_THRESHOLD_BYTES: PerProtocol = p(8, 8, 64);
 
-/** Channels enqueue.cc keeps for a message: at least 1, at most `channels`. */
+/**
+ * Channels enqueue.cc keeps for a message, at least 1 and at most `channels`. NCCL drops whole
+ * channels; the model keeps the fraction (bytes / per-channel threshold), so the time never falls as the
+ * size grows between two whole counts (the share of bandwidth follows the bytes, as whole channels do on average).
+ */
 export function channelsForSize(sizeBytes: number, channels: number, protocol: NcclProtocol, ring: boolean, ranks: number): number {
   const perChannel = THREADS_PER_CHANNEL[protocol] * THREAD_THRESHOLD_BYTES[protocol] * (ring ? ranks : 1);
-  return Math.max(1, Math.min(channels, Math.floor(sizeBytes / perChannel)));
+  return Math.max(1, Math.min(channels, sizeBytes / perChannel));
 }
 
 export const isAlgorithmId = (value: string): value is NcclAlgorithm => (ALGORITHM_IDS as readonly string[]).includes(value);
+
+/**
+ * NVLS chunk size for a message (enqueue.cc 2.25.1, calcCollChunking): NCCL_NVLS_CHUNKSIZE 128 KiB, cut to
+ * 64 KiB below 64 x ops x chunk, 32 KiB below 8 x ops x chunk, 16 KiB below 2 x ops x chunk (ops = channels).
+ * NVLSTree: cut to 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE), then 256/128/64/32 KiB below
+ * 32 / 16 / 4 / 1 x ops x chunk.
+ */
+export function nvlsChunkBytes(sizeBytes: number, channels: number, tree: boolean, nodes: number): number {
+  const KiB = 1024;
+  let chunk = 128 * KiB;
+  if (!tree) {
+    if (sizeBytes < 64 * channels * chunk) chunk = 64 * KiB;
+    if (sizeBytes < 8 * channels * chunk) chunk = 32 * KiB;
+    if (sizeBytes < 2 * channels * chunk) chunk = 16 * KiB;
+    return chunk;
+  }
+  if (nodes >= 4) chunk = 64 * KiB;
+  if (sizeBytes < 32 * channels * chunk) chunk = 256 * KiB;
+  if (sizeBytes < 16 * channels * chunk) chunk = 128 * KiB;
+  if (sizeBytes < 4 * channels * chunk) chunk = 64 * KiB;
+  if (sizeBytes < channels * chunk) chunk = 32 * KiB;
+  return chunk;
+}
+
+/**
+ * NCCL's NVLS efficiency per generation (nvlsEfficiency: Hopper 0.85, Blackwell 0.74), from a
+ * later NVIDIA/nccl tuning file (src/tuning, 2.29 or later; the copy's exact version could not be verified).
+ */
+export const nvlsEfficiency = (generation: GpuGeneration): number => (generation === 'blackwell' ? 0.74 : 0.85);

@@ -48,6 +48,9 @@ export function groupShape(kind: GroupKind, parallelism: Parallelism, cluster: C
     gpuDirectRdma: cluster.gpuDirectRdma,
     topology: cluster.topology,
     intraNodeGBps: cluster.intraNodeGBps,
+    intraNodeKind: cluster.intraNodeKind,
+    ...(cluster.ncclVersion !== undefined ? { ncclVersion: cluster.ncclVersion } : {}),
+    ...(cluster.bandwidthBps !== undefined ? { bandwidthBps: cluster.bandwidthBps } : {}),
     // Every group of this kind runs at once on the node: each gets its share of host memory too.
     hostMemoryBandwidthGBps: (cluster.hostMemoryBandwidthGBps * perNode) / cluster.gpusPerNode,
   });

@@ -5,6 +5,8 @@ import type { FabricSpec } from '../spec/fabric.js';
 import type { LoadedJob } from '../spec/load.js';
 import { fabricPresets, resolveFabric } from '../spec/presets/index.js';
 import type { Job, JobOverrides } from '../spec/resolve.js';
+import { applyFabricOverrides } from '../spec/overrides.js';
+import { DEFAULT_NCCL_VERSION } from './nccl-tuning.js';
 import { trainingStep, type StepBreakdown } from './training-step.js';
 import { counterpartPreset, isRdmaTransport, ncclNetOf, transportSplit, type TransportSplit } from './transport-split.js';
 
@@ -23,6 +25,26 @@ export interface PlanMetrics extends StepBreakdown {
 export interface CompareOptions {
   /** Add the same-line-rate fabric of the other transport beside each one asked for (default true). */
   counterparts?: boolean;
+}
+
+export interface ScaleOptions extends CompareOptions {
+  /** Hardware and NCCL overrides applied at every point (`--bandwidth`, `--set fabric.*` to every fabric); nodes come from the sweep. */
+  overrides?: Omit<JobOverrides, 'nodes' | 'fabric' | 'keepBatchPerReplica'>;
+}
+
+/**
+ * The hardware and NCCL overrides as the inputs record them: what was asked, not what took effect
+ * (`job` shows that: `gpuDirectRdma` after the fabric's say, `ncclVersion` with its default).
+ */
+export function overridesRecord(overrides: JobOverrides): Record<string, unknown> {
+  return {
+    gpu: overrides.fields?.gpu ?? {},
+    fabric: overrides.fields?.fabric ?? {},
+    cluster: overrides.fields?.cluster ?? {},
+    gdr: overrides.gpuDirectRdma ?? null,
+    ncclVersion: overrides.ncclVersion ?? null,
+    bandwidthGbps: overrides.bandwidthBps !== undefined ? overrides.bandwidthBps / 1e9 : null,
+  };
 }
 
 export interface CompareMetrics {
@@ -82,6 +104,10 @@ function jobSummary(job: Job): Record<string, unknown> {
     fabric: job.cluster.fabric.id,
     topology: job.cluster.topology,
     gpuDirectRdma: job.cluster.gpuDirectRdma,
+    intraNodeKind: job.cluster.intraNodeKind,
+    intraNodeGBps: job.cluster.intraNodeGBps,
+    ncclVersion: job.cluster.ncclVersion ?? DEFAULT_NCCL_VERSION,
+    nicBandwidthGbps: job.cluster.bandwidthBps !== undefined ? job.cluster.bandwidthBps / 1e9 : null,
     parallelism: job.parallelism,
     sharding: job.sharding,
     sequenceLength: job.sequenceLength,
@@ -101,7 +127,7 @@ export function planStep(job: Job): PlanMetrics {
 export function planJob(loaded: LoadedJob, overrides: JobOverrides = {}, file?: string): ResultEnvelope<PlanMetrics> {
   const job = loaded.resolve(overrides);
   const metrics = planStep(job);
-  return makeResult('plan', { file, job: jobSummary(job) }, metrics, { warnings: metrics.warnings });
+  return makeResult('plan', { file, overrides: overridesRecord(overrides), job: jobSummary(job) }, metrics, { warnings: metrics.warnings });
 }
 
 export function compareFabrics(
@@ -123,7 +149,7 @@ export function compareFabrics(
   const warnings = [...new Set(rows.flatMap((row) => row.warnings))];
   return makeResult(
     'compare',
-    { file, fabrics, counterparts: options.counterparts ?? true, job: jobSummary(loaded.resolve(overrides)) },
+    { file, fabrics, counterparts: options.counterparts ?? true, overrides: overridesRecord(overrides), job: jobSummary(loaded.resolve(overrides)) },
     { rows, split: splits[0] ?? null, splits },
     { warnings },
   );
@@ -178,10 +204,10 @@ function isSkippable(error: unknown): boolean {
   return error instanceof AifabricError && error.exitCode === 2;
 }
 
-/** The preset a --fabrics entry names, or undefined when it names none (scale then skips it with warnings). */
-function lookUpFabric(name: string): FabricSpec | undefined {
+/** The preset a --fabrics entry names with the fabric overrides on, or undefined when it names none (scale then skips it with warnings). */
+function lookUpFabric(name: string, fields: Record<string, unknown>): FabricSpec | undefined {
   try {
-    return resolveFabric(name);
+    return applyFabricOverrides(resolveFabric(name), fields, { tcpWhereTcp: true });
   } catch (error) {
     if (isSkippable(error)) return undefined;
     throw error;
@@ -193,13 +219,14 @@ export function scaleJob(
   nodeCounts: readonly number[],
   fabrics: readonly string[],
   file?: string,
-  options: CompareOptions = {},
+  options: ScaleOptions = {},
 ): ResultEnvelope<ScaleMetrics> {
+  const overrides = options.overrides ?? {};
   const sortedNodes = [...new Set(nodeCounts)].sort((a, b) => a - b);
   const warnings: string[] = [];
   const steps = new Map<string, Map<number, StepBreakdown>>();
   const transports = new Map<string, string>();
-  const known = fabrics.map((name) => ({ name, fabric: lookUpFabric(name) }));
+  const known = fabrics.map((name) => ({ name, fabric: lookUpFabric(name, overrides.fields?.fabric ?? {}) }));
   const requested = known.flatMap((entry) => (entry.fabric ? [entry.fabric] : []));
   const added = withCounterparts(requested, requested.map((fabric) => fabric.id), options.counterparts ?? true).filter((entry) => entry.counterpartOf !== undefined);
   // Each asked-for name in order, its counterpart (if any) right after it.
@@ -215,7 +242,7 @@ export function scaleJob(
     const perNodes = new Map<number, StepBreakdown>();
     for (const nodes of sortedNodes) {
       try {
-        const job = loaded.resolve({ fabric: entry.fabric, nodes, keepBatchPerReplica: true });
+        const job = loaded.resolve({ ...overrides, fabric: entry.fabric, nodes, keepBatchPerReplica: true });
         transports.set(entry.key, job.cluster.fabric.transport);
         perNodes.set(nodes, trainingStep(job));
       } catch (error) {
@@ -270,13 +297,13 @@ export function scaleJob(
       statement = `RDMA pays off from ${paysOff} node${paysOff === 1 ? '' : 's'}: ${rdma?.fabric ?? ''} is ${speedup.toFixed(2)}x faster per step than ${tcp?.fabric ?? ''} there, and stays at least 10% faster up to ${sortedNodes[sortedNodes.length - 1]} nodes`;
     }
   }
-  const splitsByNodes = headlineSplits(loaded, requested, sortedNodes, (fabric, nodes) => {
+  const splitsByNodes = headlineSplits(loaded, overrides, requested, sortedNodes, (fabric, nodes) => {
     const key = entries.find((entry) => entry.spec === fabric)?.key;
     return key === undefined ? undefined : steps.get(key)?.get(nodes)?.stepTimeMs;
   });
   return makeResult(
     'scale',
-    { file, nodes: sortedNodes, fabrics, counterparts: options.counterparts ?? true, job: jobSummary(loaded.resolve({})) },
+    { file, nodes: sortedNodes, fabrics, counterparts: options.counterparts ?? true, overrides: overridesRecord(overrides), job: jobSummary(loaded.resolve(overrides)) },
     {
       fabrics: series,
       rdmaPaysOffFromNodes: paysOff,
@@ -292,6 +319,7 @@ export function scaleJob(
 /** The first pair of `splitPairs` split at each node count; a count where any of the three fabrics cannot run is left out. */
 function headlineSplits(
   loaded: LoadedJob,
+  overrides: JobOverrides,
   requested: readonly FabricSpec[],
   nodeCounts: readonly number[],
   known: (fabric: FabricSpec, nodes: number) => number | undefined,
@@ -301,7 +329,7 @@ function headlineSplits(
   const [from, to] = pair;
   return nodeCounts.flatMap((nodes) => {
     try {
-      const stepTimeMs = (fabric: FabricSpec): number => known(fabric, nodes) ?? trainingStep(loaded.resolve({ fabric, nodes, keepBatchPerReplica: true })).stepTimeMs;
+      const stepTimeMs = (fabric: FabricSpec): number => known(fabric, nodes) ?? trainingStep(loaded.resolve({ ...overrides, fabric, nodes, keepBatchPerReplica: true })).stepTimeMs;
       return [{ nodes, split: transportSplit(from, to, stepTimeMs, fabricPresets) }];
     } catch (error) {
       if (isSkippable(error)) return [];

@@ -6,7 +6,7 @@ import type { Job } from '../spec/resolve.js';
 import { nodeNetworkGBps, type CollectiveShape } from './collective-shape.js';
 import { estimateCollective, type CollectiveEstimate } from './collectives.js';
 import type { CollectiveOp } from './busbw.js';
-import { BYTES_PER_ELEMENT, parameterCounts, trainingFlopsPerToken } from './flops.js';
+import { BYTES_PER_ELEMENT, parameterCounts, recomputeFlopsPerToken, trainingFlopsPerToken } from './flops.js';
 import { groupShape, type GroupKind } from './parallel-groups.js';
 import { stragglerPenalty } from './stragglers.js';
 import { transportContext, transportTerms } from './transport.js';
@@ -33,6 +33,10 @@ export interface StepBreakdown {
   tokensPerSecondPerGpu: number;
   /** Model FLOPs utilisation: model FLOPs per step over (step time x GPUs x dense peak). */
   mfu: number;
+  /** Hardware FLOPs utilisation: as MFU, with the recomputed forward counted (equals MFU without recompute). */
+  hfu: number;
+  /** Hardware FLOP/s per GPU (TFLOP/s), recompute included: what Megatron-LM's papers print (eq. 3). */
+  hardwareTflopsPerGpu: number;
   /** Exposed communication and straggler wait as a share of the step. */
   exposedCommShare: number;
   /** Cores per node busy moving network data (kernel TCP copies; ~0 with RDMA). */
@@ -86,9 +90,12 @@ export function trainingStep(job: Job): StepBreakdown {
   const gpus = cluster.nodes * cluster.gpusPerNode;
   const warnings: string[] = [];
   const tokensPerStep = job.globalBatchSize * job.sequenceLength;
+  const techniques = job.training;
   const flopsPerStep = trainingFlopsPerToken(model, job.sequenceLength) * tokensPerStep;
+  const hardwareFlopsPerStep = flopsPerStep + recomputeFlopsPerToken(model, job.sequenceLength, techniques.activationRecompute) * tokensPerStep;
   const peak = peakTflops(job) * 1e12;
-  const computeMs = (flopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
+  // computeEfficiency is the kernels' share of peak on the FLOPs they run, recomputed ones included.
+  const computeMs = (hardwareFlopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
 
   const counts = parameterCounts(model);
   const activationBytes = BYTES_PER_ELEMENT[job.precision === 'fp32' ? 'fp32' : 'bf16'];
@@ -122,19 +129,38 @@ export function trainingStep(job: Job): StepBreakdown {
   if (job.sharding === 'none') {
     const buckets = Math.max(1, Math.ceil(localGradientBytes / job.gradientBucketBytes));
     addCollective(acc.dp, shapes.dp, 'all_reduce', localGradientBytes / buckets, buckets, cluster.gpusPerNode);
-  } else if (job.sharding === 'zero1' || job.sharding === 'zero2') {
+  } else if (job.sharding === 'zero1') {
     addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes, 1, cluster.gpusPerNode);
     addCollective(acc.dp, shapes.dp, 'all_gather', localParams * 2, 1, cluster.gpusPerNode);
+  } else if (job.sharding === 'zero2') {
+    // Partitioned gradients are reduced after every backward, not once per step (DeepSpeed issue 2252, maintainer).
+    addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes, m, cluster.gpusPerNode);
+    addCollective(acc.dp, shapes.dp, 'all_gather', localParams * 2, 1, cluster.gpusPerNode);
   } else {
-    const perLayerWeights = (localParams * 2) / layersPerStage;
-    addCollective(acc.dp, shapes.dp, 'all_gather', perLayerWeights, 2 * m * layersPerStage, cluster.gpusPerNode);
-    addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes / layersPerStage, layersPerStage, cluster.gpusPerNode);
+    // Each layer's weights are gathered before its forward and again before its backward, and its
+    // gradients reduce-scattered after its backward, every micro-batch; a layer moves in collectives of
+    // at most shardBucketBytes. Each rank holds 1/dp of every collective: over a large group the
+    // per-collective latency (it grows with the ring) is what stops the scaling.
+    const layerWeightBytes = (localParams * 2) / layersPerStage;
+    const layerGradBytes = localGradientBytes / layersPerStage;
+    const gatherPieces = techniques.shardBucketBytes ? Math.max(1, Math.ceil(layerWeightBytes / techniques.shardBucketBytes)) : 1;
+    const scatterPieces = techniques.shardBucketBytes ? Math.max(1, Math.ceil(layerGradBytes / techniques.shardBucketBytes)) : 1;
+    addCollective(acc.dp, shapes.dp, 'all_gather', layerWeightBytes / gatherPieces, 2 * m * layersPerStage * gatherPieces, cluster.gpusPerNode);
+    addCollective(acc.dp, shapes.dp, 'reduce_scatter', layerGradBytes / scatterPieces, m * layersPerStage * scatterPieces, cluster.gpusPerNode);
   }
 
   // Tensor parallel (Megatron-LM, Shoeybi et al. 2019): two all_reduces of the activations per layer
-  // in forward and two in backward, on the critical path.
+  // in forward and two in backward, on the critical path; full recompute runs the forward's two again
+  // (Korthikanti et al. 2022, section 4.2). Sequence parallelism turns each all_reduce into an
+  // all_gather and a reduce_scatter of the same activations (same volume, section 4.2.2).
   const activationPerMicroBatch = (tokensPerMicroBatch / cp) * model.hidden * activationBytes;
-  addCollective(acc.tp, shapes.tp, 'all_reduce', activationPerMicroBatch, 4 * layersPerStage * m, cluster.gpusPerNode);
+  const tpPerLayer = techniques.activationRecompute === 'full' ? 6 : 4;
+  if (techniques.sequenceParallel) {
+    addCollective(acc.tp, shapes.tp, 'all_gather', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
+    addCollective(acc.tp, shapes.tp, 'reduce_scatter', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
+  } else {
+    addCollective(acc.tp, shapes.tp, 'all_reduce', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
+  }
 
   // Context parallel (ring attention): all_gather of K and V per layer forward, reduce_scatter of
   // their gradients backward.
@@ -149,8 +175,11 @@ export function trainingStep(job: Job): StepBreakdown {
   }
 
   // Pipeline parallel: each micro-batch's activations cross each stage boundary forward, its
-  // gradients backward (1F1B, Narayanan et al. 2021).
-  addCollective(acc.pp, shapes.pp, 'sendrecv', activationPerMicroBatch / tp, 2 * m, cluster.gpusPerNode);
+  // gradients backward (1F1B, Narayanan et al. 2021); with v interleaved chunks per stage a micro-batch
+  // crosses v times as many boundaries (section 2.2.2). With sequence parallelism (or Megatron's
+  // scatter/gather optimisation) each TP rank sends 1/tp of the activations.
+  const interleave = pp > 1 ? techniques.pipelineInterleave : 1;
+  addCollective(acc.pp, shapes.pp, 'sendrecv', activationPerMicroBatch / tp, 2 * m * interleave, cluster.gpusPerNode);
 
   const commMs = { tp: acc.tp.timeMs, cp: acc.cp.timeMs, dp: acc.dp.timeMs, ep: acc.ep.timeMs, pp: acc.pp.timeMs };
   // Overlap: DP traffic hides behind backward compute (all of compute for ZeRO-3/FSDP prefetching),
@@ -159,12 +188,16 @@ export function trainingStep(job: Job): StepBreakdown {
   const dpWindow = sharded ? computeMs : (computeMs * BACKWARD_SHARE) / m;
   const hiddenDp = Math.min(job.overlap * commMs.dp, dpWindow);
   const hiddenCp = Math.min(job.overlap * commMs.cp, computeMs * BACKWARD_SHARE);
-  const exposedMs = { tp: commMs.tp, cp: commMs.cp - hiddenCp, dp: commMs.dp - hiddenDp, ep: commMs.ep, pp: commMs.pp };
+  // TP overlap splits each GEMM and pipelines its chunks with the collective: it hides behind compute
+  // that DP's prefetch has not already taken.
+  const hiddenTp = Math.min(techniques.tpCommOverlap * commMs.tp, Math.max(0, computeMs - (sharded ? hiddenDp : 0)));
+  const exposedMs = { tp: commMs.tp - hiddenTp, cp: commMs.cp - hiddenCp, dp: commMs.dp - hiddenDp, ep: commMs.ep, pp: commMs.pp };
   const exposedCommMs = exposedMs.tp + exposedMs.cp + exposedMs.dp + exposedMs.ep + exposedMs.pp;
   const timeoutMs = acc.tp.timeoutMs + acc.cp.timeoutMs + acc.dp.timeoutMs + acc.ep.timeoutMs + acc.pp.timeoutMs;
 
-  // Pipeline bubble: (pp - 1) / m of the compute (Narayanan et al. 2021, eq. 1).
-  const bubbleMs = pp > 1 ? ((pp - 1) / m) * computeMs : 0;
+  // Pipeline bubble: (pp - 1) / (v m) of the compute (Narayanan et al. 2021, eq. 1 and section 2.2.2).
+  const bubbleMs = pp > 1 ? ((pp - 1) / (interleave * m)) * computeMs : 0;
+  if (interleave > 1 && m % pp !== 0) warnings.push(`the interleaved schedule needs the ${m} micro-batches to be a multiple of pp ${pp} (Megatron-LM)`);
 
   // Timeout stalls sit inside the collectives' times as an expectation; take them out, then let the
   // straggler model put back jitter and stalls (analytically or by seeded Monte Carlo).
@@ -187,6 +220,7 @@ export function trainingStep(job: Job): StepBreakdown {
   const stepSeconds = stepTimeMs / 1000;
   const modelFlops = flopsPerStep;
   const mfu = modelFlops / (stepSeconds * gpus * peak);
+  const hfu = hardwareFlopsPerStep / (stepSeconds * gpus * peak);
 
   // Host cost of the data path: network bytes per node per second, times CPU seconds and DRAM touches per byte, both directions.
   const networkGBPerNodePerStep = (acc.tp.networkGB + acc.cp.networkGB + acc.dp.networkGB + acc.ep.networkGB + acc.pp.networkGB);
@@ -222,6 +256,8 @@ export function trainingStep(job: Job): StepBreakdown {
     tokensPerSecond: tokensPerStep / stepSeconds,
     tokensPerSecondPerGpu: tokensPerStep / stepSeconds / gpus,
     mfu,
+    hfu,
+    hardwareTflopsPerGpu: hardwareFlopsPerStep / stepSeconds / gpus / 1e12,
     exposedCommShare: (exposedWithStallsMs + stragglerPenaltyMs) / stepTimeMs,
     hostCpuCoresPerNode,
     hostMemoryTrafficGBps,

@@ -5,6 +5,9 @@ import { FabricSchema } from './fabric.js';
 import { GpuSchema } from './gpu.js';
 import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from './limits.js';
 
+/** 2.X or 2.X.Y: the form model/nccl-tuning.ts isNcclVersion accepts (spec stays free of model imports). */
+export const NCCL_VERSION_FORM = /^2\.\d{1,2}(\.\d{1,2})?$/;
+
 export const TopologySchema = z.discriminatedUnion('kind', [
   specObject({ kind: z.literal('single-switch') }),
   specObject({
@@ -40,6 +43,11 @@ export const ClusterSchema = specObject({
    * 8 DDR5-4800 channels, 2 x 307 GB/s (Intel Xeon 4th generation datasheet).
    */
   hostMemoryBandwidthGBps: z.number().positive().default(614),
+  /**
+   * The NCCL version whose tuning the model applies (X.Y or X.Y.Z, as NCCL's log prints `NCCL version 2.21.5`).
+   * Default: the newest the model encodes (src/model/nccl-tuning.ts DEFAULT_NCCL_VERSION).
+   */
+  ncclVersion: z.string().regex(NCCL_VERSION_FORM, 'expected an NCCL version X.Y such as 2.25 (or X.Y.Z)').optional(),
 });
 export type ClusterInput = z.input<typeof ClusterSchema>;
 export type ClusterFileSpec = z.output<typeof ClusterSchema>;

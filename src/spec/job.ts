@@ -21,6 +21,31 @@ export const StragglerSchema = specObject({
   seed: z.number().int().default(1),
 });
 
+/**
+ * How the framework runs the step: recompute, pipeline schedule, sequence parallelism and the
+ * overlap of tensor-parallel and sharded data-parallel communication. Formulas: docs/models.md section 3.
+ */
+export const TrainingTechniquesSchema = specObject({
+  /**
+   * none; selective: the attention core is recomputed in backward (Korthikanti et al. 2022, section 5);
+   * full: every layer's forward runs again in backward (Chen et al. 2016; Megatron-LM's eq. 3 counts it).
+   */
+  activationRecompute: z.enum(['none', 'selective', 'full']).default('none'),
+  /** Model chunks per pipeline stage: 1 is plain 1F1B, v > 1 the interleaved schedule (Narayanan et al. 2021, section 2.2.2). */
+  pipelineInterleave: z.number().int().positive().default(1),
+  /** Megatron sequence parallelism: TP's all_reduces become all_gather + reduce_scatter pairs (Korthikanti et al. 2022, section 4.2.2). */
+  sequenceParallel: z.boolean().default(false),
+  /** Share of TP communication hidden behind the GEMMs it feeds (Megatron-Core --tp-comm-overlap, PyTorch AsyncTP); 0 none. */
+  tpCommOverlap: z.number().min(0).max(1).default(0),
+  /**
+   * ZeRO-3/FSDP: most bytes one parameter all_gather (and one gradient reduce_scatter) carries. Absent: one
+   * per layer (FSDP wrapping each transformer block); DeepSpeed's stage3_prefetch_bucket_size and
+   * reduce_bucket_size set it there.
+   */
+  shardBucketBytes: z.number().int().positive().optional(),
+});
+export const TRAINING_TECHNIQUE_DEFAULTS = { activationRecompute: 'none', pipelineInterleave: 1, sequenceParallel: false, tpCommOverlap: 0 } as const;
+
 export const JobSchema = specObject({
   name: z.string().default('job'),
   cluster: ClusterSchema,
@@ -40,6 +65,7 @@ export const JobSchema = specObject({
   computeEfficiency: z.number().positive().max(1).default(0.55),
   /** PyTorch DDP gradient bucket (bytes): each bucket is one all_reduce. */
   gradientBucketBytes: z.number().int().positive().default(25 * 1024 * 1024),
+  training: TrainingTechniquesSchema.default(TRAINING_TECHNIQUE_DEFAULTS),
   stragglers: StragglerSchema.default({ jitterCv: 0.03, method: 'order-statistics', samples: 2000, seed: 1 }),
 });
 export type JobFileSpec = z.output<typeof JobSchema>;

@@ -10,6 +10,7 @@ import type { ModelSpec } from './model-spec.js';
 import type { ClusterFileSpec, ClusterTopology } from './cluster.js';
 import type { JobFileSpec } from './job.js';
 import { resolveFabric, resolveGpu, resolveModel } from './presets/index.js';
+import { applyFabricOverrides, applyGpuOverrides, type FieldOverrides } from './overrides.js';
 import { semanticError, type SourceLocation } from './yaml-loader.js';
 
 export interface Cluster {
@@ -25,6 +26,10 @@ export interface Cluster {
   /** GPUDirect RDMA in effect: asked for (or defaulted) and possible on the fabric. */
   gpuDirectRdma: boolean;
   hostMemoryBandwidthGBps: number;
+  /** NCCL version whose tuning applies (X.Y); absent: the model's default. */
+  ncclVersion?: string;
+  /** Per-NIC payload bandwidth replacing the fabric's (bits per second), as `--bandwidth`. */
+  bandwidthBps?: number;
 }
 
 export interface Parallelism {
@@ -50,6 +55,8 @@ export interface Job {
   overlap: number;
   computeEfficiency: number;
   gradientBucketBytes: number;
+  /** Recompute, pipeline interleaving, sequence parallelism, TP overlap, shard buckets (spec/job.ts). */
+  training: JobFileSpec['training'];
   stragglers: JobFileSpec['stragglers'];
 }
 
@@ -70,6 +77,28 @@ export interface ClusterOverrides {
   gpu?: string | GpuSpec;
   gpusPerNode?: number;
   nicsPerNode?: number;
+  /** `--gdr on|off`: asked for GPUDirect RDMA (still only where the fabric allows it). */
+  gpuDirectRdma?: boolean;
+  ncclVersion?: string;
+  /** `--bandwidth`: per-NIC payload bandwidth replacing the fabric's (bits per second). */
+  bandwidthBps?: number;
+  /** `--set gpu.* / fabric.* / cluster.*`: applied to whichever GPU and fabric the job resolves to. */
+  fields?: FieldOverrides;
+}
+
+/**
+ * `--set cluster.nodes=4` and friends folded into the overrides they mean; a dedicated flag (`--nodes`)
+ * wins over a `--set` of the same field. What stays in `cluster` are the fields only the file has.
+ */
+function foldClusterFields(overrides: ClusterOverrides): { overrides: ClusterOverrides; cluster: Record<string, unknown> } {
+  const { nodes, gpusPerNode, nicsPerNode, gpuDirectRdma, ncclVersion, ...rest } = overrides.fields?.cluster ?? {};
+  const folded: ClusterOverrides = { ...overrides };
+  if (folded.nodes === undefined && typeof nodes === 'number') folded.nodes = nodes;
+  if (folded.gpusPerNode === undefined && typeof gpusPerNode === 'number') folded.gpusPerNode = gpusPerNode;
+  if (folded.nicsPerNode === undefined && typeof nicsPerNode === 'number') folded.nicsPerNode = nicsPerNode;
+  if (folded.gpuDirectRdma === undefined && typeof gpuDirectRdma === 'boolean') folded.gpuDirectRdma = gpuDirectRdma;
+  if (folded.ncclVersion === undefined && typeof ncclVersion === 'string') folded.ncclVersion = ncclVersion;
+  return { overrides: folded, cluster: rest };
 }
 
 /**
@@ -82,12 +111,22 @@ function intraNodeKindFor(gpu: GpuSpec, asked: 'nvlink' | 'pcie' | undefined, fa
   return asked ?? (hasNvlink ? 'nvlink' : 'pcie');
 }
 
-export function resolveCluster(spec: ClusterFileSpec, overrides: ClusterOverrides = {}, locate?: Locate, basePath: (string | number)[] = []): Cluster {
-  const fabric = overrides.fabric !== undefined ? resolveFabric(overrides.fabric) : withLocation(locate, [...basePath, 'fabric'], () => resolveFabric(spec.fabric));
-  const gpu = overrides.gpu !== undefined ? resolveGpu(overrides.gpu) : withLocation(locate, [...basePath, 'gpu'], () => resolveGpu(spec.gpu));
+export function resolveCluster(fileSpec: ClusterFileSpec, given: ClusterOverrides = {}, locate?: Locate, basePath: (string | number)[] = []): Cluster {
+  const { overrides, cluster: clusterFields } = foldClusterFields(given);
+  const { intraNode: intraNodeFields, ...scalarFields } = clusterFields;
+  const spec: ClusterFileSpec = {
+    ...fileSpec,
+    ...(scalarFields as Partial<ClusterFileSpec>),
+    intraNode: { ...fileSpec.intraNode, ...(intraNodeFields as Partial<ClusterFileSpec['intraNode']> | undefined) },
+  };
+  const presetFabric = overrides.fabric !== undefined ? resolveFabric(overrides.fabric) : withLocation(locate, [...basePath, 'fabric'], () => resolveFabric(spec.fabric));
+  const presetGpu = overrides.gpu !== undefined ? resolveGpu(overrides.gpu) : withLocation(locate, [...basePath, 'gpu'], () => resolveGpu(spec.gpu));
+  const fabric = applyFabricOverrides(presetFabric, overrides.fields?.fabric ?? {}, { tcpWhereTcp: true });
+  const gpu = applyGpuOverrides(presetGpu, overrides.fields?.gpu ?? {});
   const gpusPerNode = overrides.gpusPerNode ?? spec.gpusPerNode;
   const kindPath = [...basePath, 'intraNode', 'kind'];
   const intraNodeKind = intraNodeKindFor(gpu, spec.intraNode.kind, (message) => {
+    if ((intraNodeFields as { kind?: unknown } | undefined)?.kind !== undefined) throw new UsageError(`--set cluster.intraNode.kind: ${message}`);
     if (locate) throw semanticError(locate(kindPath), kindPath, message);
     throw new UsageError(`${kindPath.join('.')}: ${message}`);
   });
@@ -101,8 +140,10 @@ export function resolveCluster(spec: ClusterFileSpec, overrides: ClusterOverride
     intraNodeGBps: spec.intraNode.bandwidthGBps ?? defaultIntra,
     intraNodeKind,
     topology: spec.topology,
-    gpuDirectRdma: (spec.gpuDirectRdma ?? true) && fabric.gpuDirectRdma,
+    gpuDirectRdma: (overrides.gpuDirectRdma ?? spec.gpuDirectRdma ?? true) && fabric.gpuDirectRdma,
     hostMemoryBandwidthGBps: spec.hostMemoryBandwidthGBps,
+    ...((overrides.ncclVersion ?? spec.ncclVersion) !== undefined ? { ncclVersion: overrides.ncclVersion ?? spec.ncclVersion } : {}),
+    ...(overrides.bandwidthBps !== undefined ? { bandwidthBps: overrides.bandwidthBps } : {}),
   };
 }
 
@@ -111,7 +152,8 @@ export interface JobOverrides extends ClusterOverrides {
   keepBatchPerReplica?: boolean;
 }
 
-export function resolveJob(spec: JobFileSpec, overrides: JobOverrides = {}, locate?: Locate): Job {
+export function resolveJob(spec: JobFileSpec, given: JobOverrides = {}, locate?: Locate): Job {
+  const overrides: JobOverrides = { ...given, ...foldClusterFields(given).overrides };
   const cluster = resolveCluster(spec.cluster, overrides, locate, ['cluster']);
   const model = withLocation(locate, ['model'], () => resolveModel(spec.model));
   const { tp, pp, cp, ep } = spec.parallelism;
@@ -160,6 +202,7 @@ export function resolveJob(spec: JobFileSpec, overrides: JobOverrides = {}, loca
     overlap: spec.overlap,
     computeEfficiency: spec.computeEfficiency,
     gradientBucketBytes: spec.gradientBucketBytes,
+    training: spec.training,
     stragglers: spec.stragglers,
   };
 }

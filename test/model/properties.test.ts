@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { COLLECTIVE_OPS, type CollectiveOp } from '../../src/model/busbw.js';
 import { buildShape } from '../../src/model/collective-shape.js';
-import { applicableAlgorithms, estimateCollective } from '../../src/model/collectives.js';
+import { ALGORITHM_CHOICES, applicableAlgorithms, estimateCollective } from '../../src/model/collectives.js';
+import { UsageError } from '../../src/core/errors.js';
+import { PROTOCOL_CHOICES } from '../../src/model/nccl-tuning.js';
+import { gpuPresets } from '../../src/spec/presets/index.js';
 import { predictCollective } from '../../src/model/predict.js';
 import { fabricPresets, getFabricPreset, getGpuPreset } from '../../src/spec/presets/index.js';
 import type { FabricSpec } from '../../src/spec/fabric.js';
@@ -80,6 +83,60 @@ describe('model invariants', () => {
         const tTcp = predictCollective({ op: o, ...shape, fabric: tcp, sizeBytes: s }).timeUs;
         const tRdma = predictCollective({ op: o, ...shape, fabric: rdma, sizeBytes: s }).timeUs;
         expect(tRdma).toBeLessThanOrEqual(tTcp);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // Issue 10: the same invariants for every algorithm and protocol NCCL runs, every GPU and GPUDirect on or off.
+  const algo = fc.constantFrom(...ALGORITHM_CHOICES);
+  const proto = fc.constantFrom(...PROTOCOL_CHOICES);
+  const gpuId = fc.constantFrom(...gpuPresets.map((preset) => preset.id));
+  const version = fc.constantFrom('2.12', '2.18', '2.20', '2.22', '2.25');
+  /** The estimate, or null where NCCL would not run that algorithm / protocol on the shape (a UsageError). */
+  const attempt = (f: () => { timeUs: number }): number | null => {
+    try {
+      return f().timeUs;
+    } catch (error) {
+      if (error instanceof UsageError) return null;
+      throw error;
+    }
+  };
+
+  it('every algorithm and protocol: a larger message never finishes sooner, more bandwidth never slows it', () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(op, shapeArb, fabricId, gpuId, algo, proto, version, size, size, fc.double({ min: 1, max: 10, noNaN: true }), (o, shape, fabric, gpu, a, p, v, s1, s2, scale) => {
+        const [small, large] = s1 <= s2 ? [s1, s2] : [s2, s1];
+        const input = { op: o, ...shape, fabric, gpu, algo: a, proto: p, ncclVersion: v };
+        const t1 = attempt(() => predictCollective({ ...input, sizeBytes: small }));
+        const t2 = attempt(() => predictCollective({ ...input, sizeBytes: large }));
+        if (t1 !== null && t2 !== null) {
+          checked += 1;
+          expect(t2).toBeGreaterThanOrEqual(t1 * (1 - 1e-12));
+        }
+        const bandwidthBps = getFabricPreset(fabric).lineRateGbps * 1e9;
+        const slow = attempt(() => predictCollective({ ...input, sizeBytes: large, bandwidthBps }));
+        const fast = attempt(() => predictCollective({ ...input, sizeBytes: large, bandwidthBps: bandwidthBps * scale }));
+        if (slow !== null && fast !== null) expect(fast).toBeLessThanOrEqual(slow * (1 + 1e-12));
+      }),
+      { numRuns: 1500 },
+    );
+    // About a quarter of the draws run; the rest pair an op with an algorithm or protocol NCCL refuses there.
+    expect(checked).toBeGreaterThan(250);
+  });
+
+  it('GPUDirect RDMA off never speeds a collective up; a wider PCIe link never slows one', () => {
+    const rdma = fabricPresets.filter((preset) => preset.transport !== 'tcp').map((preset) => preset.id);
+    fc.assert(
+      fc.property(op, shapeArb, fc.constantFrom(...rdma), gpuId, size, (o, shape, fabric, gpu, s) => {
+        const on = predictCollective({ op: o, ...shape, fabric, gpu, gpuDirectRdma: true, sizeBytes: s }).timeUs;
+        const off = predictCollective({ op: o, ...shape, fabric, gpu, gpuDirectRdma: false, sizeBytes: s }).timeUs;
+        expect(off).toBeGreaterThanOrEqual(on * (1 - 1e-12));
+        const spec = getGpuPreset(gpu);
+        const narrow = predictCollective({ op: o, ...shape, fabric, gpu: { ...spec, pcieLanes: 8 }, sizeBytes: s }).timeUs;
+        const wide = predictCollective({ op: o, ...shape, fabric, gpu: { ...spec, pcieLanes: 16 }, sizeBytes: s }).timeUs;
+        expect(wide).toBeLessThanOrEqual(narrow * (1 + 1e-12));
       }),
       { numRuns: 300 },
     );

@@ -147,3 +147,14 @@ describe('sweep sizes follow nccl-tests (issue 9, defect 16)', () => {
     expect(() => runCollective({ ...base, op: 'sendrecv', algo: 'ring', minBytes: 8, maxBytes: 4 })).toThrow('--algo ring does not apply to sendrecv');
   });
 });
+
+describe('more NICs than a GPU\'s PCIe link can feed (issue 10, part 4)', () => {
+  it('is valid: busbw is bounded by the PCIe link, with a warning naming both rates', () => {
+    const result = runCollective({ op: 'all_reduce', nodes: 2, gpusPerNode: 1, nicsPerNode: 16, fabric: 'roce-400g', gpu: 'h100-sxm', algo: 'auto', minBytes: 1 << 30, maxBytes: 1 << 30, factor: 2 });
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings?.[0]).toMatch(/the node's 16 NICs carry 770\.2 GB\/s but its 1 GPU\(s\) can feed them only 50\.4 GB\/s over their PCIe links: busbw is bounded by PCIe/);
+    expect(result.metrics.peakBusbwGBps).toBeLessThanOrEqual(50.4);
+    const fed = runCollective({ op: 'all_reduce', nodes: 2, gpusPerNode: 8, nicsPerNode: 8, fabric: 'roce-400g', gpu: 'h100-sxm', algo: 'auto', minBytes: 1 << 30, maxBytes: 1 << 30, factor: 2 });
+    expect(fed.warnings ?? []).toEqual([]);
+  });
+});

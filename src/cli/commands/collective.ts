@@ -2,10 +2,11 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { COLLECTIVE_OPS } from '../../model/busbw.js';
 import { ALGORITHM_CHOICES } from '../../model/algorithms.js';
+import { DEFAULT_NCCL_VERSION, PROTOCOL_CHOICES } from '../../model/nccl-tuning.js';
 import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../../spec/limits.js';
 import { UsageError } from '../../core/errors.js';
 import { addStoreOptions } from '../store-options.js';
-import { choiceArg, durationArg, positiveIntArg, rateArg, sizeArg, stepFactorArg } from '../options.js';
+import { addHardwareOptions, choiceArg, durationArg, positiveIntArg, rateArg, sizeArg, stepFactorArg } from '../options.js';
 
 export function registerCollective(program: Command): void {
   const command = program
@@ -22,8 +23,16 @@ export function registerCollective(program: Command): void {
     .option('--gpu <preset>', 'GPU preset (see `aifabric presets gpus`)', 'h100-sxm')
     .option('--fabric <preset>', 'fabric preset (see `aifabric presets fabrics`)', 'roce-400g')
     .addOption(
-      new Option('--algo <algo>', `algorithm: ${ALGORITHM_CHOICES.join(', ')}; tree is all_reduce only, hierarchical all_reduce/all_gather/reduce_scatter, alltoall and sendrecv take auto`)
+      new Option(
+        '--algo <algo>',
+        `algorithm, as NCCL_ALGO names them (Ring, Tree, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT) in lower case, or auto (what NCCL would pick) or hierarchical (NVLink then network): ${ALGORITHM_CHOICES.join(', ')}; alltoall and sendrecv take auto`,
+      )
         .argParser(choiceArg('--algo', ALGORITHM_CHOICES))
+        .default('auto' as const),
+    )
+    .addOption(
+      new Option('--proto <proto>', `protocol, forced as NCCL_PROTO does: ${PROTOCOL_CHOICES.join(', ')}`)
+        .argParser(choiceArg('--proto', PROTOCOL_CHOICES))
         .default('auto' as const),
     )
     .option(
@@ -39,10 +48,11 @@ export function registerCollective(program: Command): void {
     .option('-b, --minbytes <size>', 'smallest message (nccl-tests -b); sizes round down to whole elements', sizeArg('-b'), 8)
     .option('-e, --maxbytes <size>', 'largest message (nccl-tests -e), at least -b', sizeArg('-e'), 8 * 1024 ** 3)
     .option('-f, --stepfactor <factor>', 'whole size multiplication factor of at least 2 (nccl-tests -f; default 2)', stepFactorArg('-f'))
-    .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'))
+    .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'));
+  const withOutput = addHardwareOptions(command, `default: ${DEFAULT_NCCL_VERSION}`)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
-  addStoreOptions(command).action(async (options) => {
+  addStoreOptions(withOutput).action(async (options) => {
     if (options.stepfactor !== undefined && options.stepbytes !== undefined) {
       throw new UsageError('-f and -i both set the step between sizes: give one (nccl-tests uses -i only when -f is 1)');
     }
@@ -55,14 +65,29 @@ export function registerCollective(program: Command): void {
     const { runCollective } = await import('../../model/collective-run.js');
     const { renderCollectiveText } = await import('../render/collective-text.js');
     const { emitResult } = await import('../emit.js');
+    const { applyFabricOverrides, applyGpuOverrides, fieldOverridesFrom } = await import('../../spec/overrides.js');
+    const { resolveFabric, resolveGpu } = await import('../../spec/presets/index.js');
+    const fields = fieldOverridesFrom({
+      ...(options.set !== undefined ? { set: options.set } : {}),
+      ...(options.pcie !== undefined ? { pcie: options.pcie } : {}),
+      ...(options.nvlinkBandwidth !== undefined ? { nvlinkBandwidthGBps: options.nvlinkBandwidth } : {}),
+    });
+    const cluster = clusterFields(fields.cluster, (name) => command.getOptionValueSource(name) !== 'default' && options[name] !== undefined);
     const result = runCollective({
       op: options.op,
-      nodes: options.nodes,
-      gpusPerNode: options.gpusPerNode,
-      ...(options.nicsPerNode !== undefined ? { nicsPerNode: options.nicsPerNode } : {}),
-      gpu: options.gpu,
-      fabric: options.fabric,
+      nodes: cluster.nodes ?? options.nodes,
+      gpusPerNode: cluster.gpusPerNode ?? options.gpusPerNode,
+      ...(options.nicsPerNode !== undefined ? { nicsPerNode: options.nicsPerNode } : cluster.nicsPerNode !== undefined ? { nicsPerNode: cluster.nicsPerNode } : {}),
+      gpu: applyGpuOverrides(resolveGpu(options.gpu), fields.gpu),
+      fabric: applyFabricOverrides(resolveFabric(options.fabric), fields.fabric),
       algo: options.algo,
+      proto: options.proto,
+      overrides: fields,
+      ...optional('gpuDirectRdma', options.gdr ?? cluster.gpuDirectRdma),
+      ...optional('ncclVersion', options.ncclVersion ?? cluster.ncclVersion),
+      ...optional('intraNodeKind', cluster.intraNodeKind),
+      ...optional('intraNodeGBps', cluster.intraNodeGBps),
+      ...optional('hostMemoryBandwidthGBps', cluster.hostMemoryBandwidthGBps),
       ...(options.alpha !== undefined ? { alphaSeconds: options.alpha } : {}),
       ...(options.bandwidth !== undefined ? { bandwidthBps: options.bandwidth } : {}),
       minBytes: options.minbytes,
@@ -72,4 +97,42 @@ export function registerCollective(program: Command): void {
     });
     await emitResult(result, options, renderCollectiveText);
   });
+}
+
+/** `{ key: value }`, or nothing when the value is undefined (exact optional properties). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
+}
+
+interface CollectiveClusterFields {
+  nodes?: number;
+  gpusPerNode?: number;
+  nicsPerNode?: number;
+  gpuDirectRdma?: boolean;
+  ncclVersion?: string;
+  intraNodeKind?: 'nvlink' | 'pcie';
+  intraNodeGBps?: number;
+  hostMemoryBandwidthGBps?: number;
+}
+
+/**
+ * `--set cluster.*` as the collective's inputs; the dedicated flag, when given, wins over a `--set`
+ * of the same field (`--nodes 4 --set cluster.nodes=2` runs on 4 nodes).
+ */
+function clusterFields(cluster: Record<string, unknown>, givenAsFlag: (name: 'nodes' | 'gpusPerNode' | 'nicsPerNode') => boolean): CollectiveClusterFields {
+  const intraNode = (cluster.intraNode ?? {}) as { kind?: 'nvlink' | 'pcie'; bandwidthGBps?: number };
+  const number = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const fields: CollectiveClusterFields = {};
+  const set = <K extends keyof CollectiveClusterFields>(key: K, value: CollectiveClusterFields[K] | undefined): void => {
+    if (value !== undefined) fields[key] = value;
+  };
+  if (!givenAsFlag('nodes')) set('nodes', number(cluster.nodes));
+  if (!givenAsFlag('gpusPerNode')) set('gpusPerNode', number(cluster.gpusPerNode));
+  if (!givenAsFlag('nicsPerNode')) set('nicsPerNode', number(cluster.nicsPerNode));
+  set('gpuDirectRdma', typeof cluster.gpuDirectRdma === 'boolean' ? cluster.gpuDirectRdma : undefined);
+  set('ncclVersion', typeof cluster.ncclVersion === 'string' ? cluster.ncclVersion : undefined);
+  set('intraNodeKind', intraNode.kind);
+  set('intraNodeGBps', intraNode.bandwidthGBps);
+  set('hostMemoryBandwidthGBps', number(cluster.hostMemoryBandwidthGBps));
+  return fields;
 }

@@ -2,15 +2,87 @@
 import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
 import { MAX_NODES } from '../../spec/limits.js';
-import { intListArg, listArg, positiveIntArg } from '../options.js';
+import { DEFAULT_NCCL_VERSION } from '../../model/nccl-tuning.js';
+import type { ResultEnvelope } from '../../core/envelope.js';
+import type { JobOverrides } from '../../spec/resolve.js';
+import { addHardwareOptions, intListArg, listArg, positiveIntArg, rateArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
 const NODE_BOUNDS = { max: MAX_NODES, unit: 'nodes' };
 const COUNTERPARTS_HELP = 'leave out the fabrics added beside each one asked for (the RoCE fabric of the same line rate beside a TCP one, the TCP one beside an RDMA one)';
 
+const NCCL_DEFAULT_HELP = `default: the cluster's ncclVersion, else ${DEFAULT_NCCL_VERSION}`;
+const BANDWIDTH_HELP = 'payload bandwidth per NIC above 0, replacing the fabric\'s (e.g. 100Gbps, 12.5GB/s)';
+
 async function loadJob(file: string) {
   const { loadJobFile } = await import('../../spec/load.js');
   return loadJobFile(file);
+}
+
+interface HardwareOptionValues {
+  gdr?: boolean | undefined;
+  pcie?: { pcieGen: number; pcieLanes: number };
+  nvlinkBandwidth?: number;
+  ncclVersion?: string;
+  set?: string[] | undefined;
+  bandwidth?: number;
+}
+
+/** The hardware and NCCL flags as job overrides; `--set` read here, with the field named on error. */
+async function hardwareOverrides(options: HardwareOptionValues, command: string): Promise<JobOverrides> {
+  const { fieldOverridesFrom } = await import('../../spec/overrides.js');
+  const fields = fieldOverridesFrom({
+    ...(options.set !== undefined ? { set: options.set } : {}),
+    ...(options.pcie !== undefined ? { pcie: options.pcie } : {}),
+    ...(options.nvlinkBandwidth !== undefined ? { nvlinkBandwidthGBps: options.nvlinkBandwidth } : {}),
+  });
+  if (command === 'scale' && fields.cluster.nodes !== undefined) {
+    throw new UsageError('--set cluster.nodes does not apply to scale: the node counts come from --nodes');
+  }
+  return {
+    fields,
+    ...(options.gdr !== undefined ? { gpuDirectRdma: options.gdr } : {}),
+    ...(options.ncclVersion !== undefined ? { ncclVersion: options.ncclVersion } : {}),
+    ...(options.bandwidth !== undefined ? { bandwidthBps: options.bandwidth } : {}),
+  };
+}
+
+/** `gpu.pcieGen=3`, `fabric.tcp.rttUs=30`, `--bandwidth 100Gbps`: what the inputs' `overrides` record, as the flags spell it. */
+function overrideTexts(record: unknown, scopes: readonly string[]): string[] {
+  if (record === null || typeof record !== 'object') return [];
+  const texts: string[] = [];
+  const walk = (prefix: string, value: unknown): void => {
+    if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) walk(`${prefix}.${key}`, inner);
+    } else {
+      texts.push(`${prefix}=${String(value)}`);
+    }
+  };
+  const fields = record as Record<string, unknown>;
+  for (const scope of scopes) walk(scope, fields[scope]);
+  return texts;
+}
+
+/**
+ * The header line(s) naming the overrides: on compare and scale the fabric ones are said to apply to
+ * every fabric, since each row's fabric is a preset with them on.
+ */
+export function overridesHeader(inputs: Record<string, unknown>, everyFabric: boolean): string {
+  const record = (inputs.overrides ?? {}) as Record<string, unknown>;
+  const fabric = overrideTexts(record, ['fabric']);
+  if (typeof record.bandwidthGbps === 'number') fabric.push(`--bandwidth ${String(record.bandwidthGbps)}Gbps`);
+  const other = overrideTexts(record, ['gpu', 'cluster']);
+  if (typeof record.gdr === 'boolean') other.push(`--gdr ${record.gdr ? 'on' : 'off'}`);
+  if (typeof record.ncclVersion === 'string') other.push(`--nccl-version ${record.ncclVersion}`);
+  let header = '';
+  if (everyFabric && fabric.length > 0) header += `(fabric overrides applied to every fabric: ${fabric.join(', ')})\n`;
+  else other.unshift(...fabric);
+  if (other.length > 0) header += `(overrides: ${other.join(', ')})\n`;
+  return header;
+}
+
+function withHeader<M>(render: (result: ResultEnvelope<M>) => string, everyFabric: boolean) {
+  return (result: ResultEnvelope<M>): string => overridesHeader(result.inputs, everyFabric) + render(result);
 }
 
 export function registerPlan(program: Command): void {
@@ -24,18 +96,22 @@ export function registerPlan(program: Command): void {
       `node count overriding the job file, 1 to ${MAX_NODES} (batch per replica kept)`,
       positiveIntArg('--nodes', NODE_BOUNDS),
     )
+    .option('--bandwidth <rate>', BANDWIDTH_HELP, rateArg('--bandwidth'));
+  const withOutput = addHardwareOptions(command, NCCL_DEFAULT_HELP)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
-  addStoreOptions(command).action(async (file, options) => {
+  addStoreOptions(withOutput).action(async (file, options) => {
     const loaded = await loadJob(file);
+    const hardware = await hardwareOverrides(options, 'plan');
     const { planJob } = await import('../../model/plan.js');
     const { renderPlanText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
-    const overrides = {
+    const overrides: JobOverrides = {
+      ...hardware,
       ...(options.fabric ? { fabric: options.fabric } : {}),
       ...(options.nodes ? { nodes: options.nodes } : {}),
     };
-    await emitResult(planJob(loaded, overrides, file), options, renderPlanText);
+    await emitResult(planJob(loaded, overrides, file), options, withHeader(renderPlanText, false));
   });
 }
 
@@ -51,18 +127,21 @@ export function registerCompare(program: Command): void {
     ])
     .option('--nodes <n>', `node count overriding the job file, 1 to ${MAX_NODES}`, positiveIntArg('--nodes', NODE_BOUNDS))
     .option('--no-counterparts', COUNTERPARTS_HELP)
+    .option('--bandwidth <rate>', `${BANDWIDTH_HELP}, on every fabric`, rateArg('--bandwidth'));
+  const withOutput = addHardwareOptions(command, NCCL_DEFAULT_HELP)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
-  addStoreOptions(command).action(async (file, options) => {
+  addStoreOptions(withOutput).action(async (file, options) => {
     const loaded = await loadJob(file);
     if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
+    const hardware = await hardwareOverrides(options, 'compare');
     const { compareFabrics } = await import('../../model/plan.js');
     const { renderCompareText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
-      compareFabrics(loaded, options.fabrics, options.nodes ? { nodes: options.nodes } : {}, file, { counterparts: options.counterparts }),
+      compareFabrics(loaded, options.fabrics, { ...hardware, ...(options.nodes ? { nodes: options.nodes } : {}) }, file, { counterparts: options.counterparts }),
       options,
-      renderCompareText,
+      withHeader(renderCompareText, true),
     );
   });
 }
@@ -84,15 +163,22 @@ export function registerScale(program: Command): void {
       'ib-ndr-400g',
     ])
     .option('--no-counterparts', COUNTERPARTS_HELP)
+    .option('--bandwidth <rate>', `${BANDWIDTH_HELP}, on every fabric`, rateArg('--bandwidth'));
+  const withOutput = addHardwareOptions(command, NCCL_DEFAULT_HELP)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
-  addStoreOptions(command).action(async (file, options) => {
+  addStoreOptions(withOutput).action(async (file, options) => {
     const loaded = await loadJob(file);
     if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
+    const hardware = await hardwareOverrides(options, 'scale');
     const { scaleJob } = await import('../../model/plan.js');
     const { renderScaleText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
-    await emitResult(scaleJob(loaded, options.nodes, options.fabrics, file, { counterparts: options.counterparts }), options, renderScaleText);
+    await emitResult(
+      scaleJob(loaded, options.nodes, options.fabrics, file, { counterparts: options.counterparts, overrides: hardware }),
+      options,
+      withHeader(renderScaleText, true),
+    );
   });
 }
 

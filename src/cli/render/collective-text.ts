@@ -4,6 +4,27 @@ import type { CollectiveMetrics } from '../../model/collective-run.js';
 
 const pad = (text: string | number, width: number): string => String(text).padStart(width);
 
+function ncclLine(inputs: Record<string, unknown>): string {
+  const version = String(inputs.ncclVersion);
+  const tuning = inputs.ncclTuning;
+  return typeof tuning === 'string' && tuning !== version ? `${version} (tuning of ${tuning}, the newest encoded at or below it)` : version;
+}
+
+/** `gpu.pcieGen=3`, `fabric.tcp.rttUs=30`: the recorded overrides as `--set` spells them. */
+export function overrideTexts(overrides: unknown): string[] {
+  if (overrides === null || typeof overrides !== 'object') return [];
+  const texts: string[] = [];
+  const walk = (prefix: string, value: unknown): void => {
+    if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) walk(prefix === '' ? key : `${prefix}.${key}`, inner);
+    } else {
+      texts.push(`${prefix}=${String(value)}`);
+    }
+  };
+  walk('', overrides);
+  return texts;
+}
+
 export function renderCollectiveText(result: ResultEnvelope<CollectiveMetrics>): string {
   const inputs = result.inputs;
   const m = result.metrics;
@@ -12,7 +33,11 @@ export function renderCollectiveText(result: ResultEnvelope<CollectiveMetrics>):
     ? `pure alpha-beta: alpha ${String(inputs.alphaUs)} us, bandwidth ${String(inputs.bandwidthGbps)} Gb/s per NIC`
     : `fabric ${String(inputs.fabric)} (${m.nicGBps.toFixed(2)} GB/s payload per NIC, limited by ${m.limitedBy}), gpu ${String(inputs.gpu)}`;
   lines.push(`# aifabric collective (predicted): ${String(inputs.op)}, ${String(inputs.nodes)} node(s) x ${String(inputs.gpusPerNode)} GPU(s) = ${m.ranks} ranks, ${String(inputs.nicsPerNode)} NIC(s) per node`);
-  lines.push(`# ${model}; algo ${String(inputs.algo)}`);
+  lines.push(`# ${model}; algo ${String(inputs.algo)}, proto ${typeof inputs.proto === 'string' ? inputs.proto : 'auto'}`);
+  lines.push(`# NCCL ${ncclLine(inputs)}, GDR ${inputs.gdr === true ? 'on' : 'off'}, intra-node ${typeof inputs.intraNodeKind === 'string' ? inputs.intraNodeKind : 'nvlink'}`);
+  const overrides = overrideTexts(inputs.overrides);
+  if (overrides.length > 0) lines.push(`# overrides: ${overrides.join(', ')}`);
+  for (const warning of result.warnings ?? []) lines.push(`# warning: ${warning}`);
   if (m.ranks === 1) lines.push('# one rank moves nothing over the network: each time is a local device copy, and busbw is 0 where nccl-tests\' factor is 0');
   lines.push('#');
   lines.push(`#${pad('size', 11)}  ${pad('count', 12)}  ${pad('type', 8)}  ${pad('redop', 6)}  ${pad('root', 6)}  ${pad('time', 9)}  ${pad('algbw', 7)}  ${pad('busbw', 7)}  ${'algo'.padEnd(12)}  proto`);
