@@ -221,7 +221,7 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
   // A chain inside the node (each GPU sends S up and S down over its NVLink) and a double binary tree across nodes.
   const channels = Math.max(2, ringChannels(shape));
   const chainAlgbw = shape.gpusPerNode > 1 ? shape.intraGBps / 2 : Number.POSITIVE_INFINITY;
-  const physical = (Math.min(chainAlgbw, treeNetworkAlgbwGBps(shape)) * shape.constants.treeShare) / TREE_ALGBW_RATIO;
+  const physical = Math.min(chainAlgbw * shape.constants.treeChainShare, treeNetworkAlgbwGBps(shape) * shape.constants.treeShare) / TREE_ALGBW_RATIO;
   let busBw = Math.min(physical * TREE_BUSBW_SHARE, channels * treePerChannelGBps(shape.generation, shape.nodes));
   if (protocol === 'LL') busBw = Math.min(physical * TREE_LL_SHARE, llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning));
   if (protocol === 'LL128') busBw = Math.min(physical * treeLl128Share(shape.nodes), channels * treeLl128PerChannelGBps(shape.generation, shape.nodes));

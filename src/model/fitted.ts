@@ -24,8 +24,10 @@ export interface ModelConstants {
    * 128 KiB (enqueue.cc, by size), one at a time, so mid-size NVLS and NVLSTree run below their plateau.
    */
   nvlsChunkUs: number;
-  /** Share of its physical bound (chain over NVLink, tree over the NICs) the tree and NVLSTree reach. */
+  /** Share of its network bound (B_net on two nodes, B_net / 2 beyond) the tree and NVLSTree reach. */
   treeShare: number;
+  /** Share of the intra-node chain's bound (each GPU sends S up and S down: NVLink / 2) the tree reaches. */
+  treeChainShare: number;
   /**
    * Without GPUDirect RDMA (NCCL's `GDR 0`) data bounces through host memory: the GPU writes and
    * reads pinned host buffers over its PCIe link. Share of that link's rate the bounce sustains.
@@ -54,6 +56,7 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'nvlsShare', min: 0.2, max: 1.5 },
   { key: 'nvlsChunkUs', min: 0.5, max: 100 },
   { key: 'treeShare', min: 0.1, max: 1 },
+  { key: 'treeChainShare', min: 0.1, max: 1.5 },
   { key: 'bounceShare', min: 0.05, max: 1 },
   { key: 'peerUs', min: 0.01, max: 20 },
   { key: 'efaMessageUs', min: 1, max: 100 },
@@ -61,14 +64,15 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
-  launchUs: 21.1,
-  intraLatencyScale: 0.877,
-  netLatencyScale: 0.683,
-  simpleLatencyScale: 0.495,
-  nvlsShare: 0.468,
-  nvlsChunkUs: 12.56,
-  treeShare: 0.658,
-  bounceShare: 0.233,
-  peerUs: 10.02,
-  efaMessageUs: 25.24,
+  launchUs: 20.95,
+  intraLatencyScale: 0.896,
+  netLatencyScale: 0.727,
+  simpleLatencyScale: 0.484,
+  nvlsShare: 0.909,
+  nvlsChunkUs: 13.65,
+  treeShare: 0.663,
+  treeChainShare: 0.396,
+  bounceShare: 0.232,
+  peerUs: 10.06,
+  efaMessageUs: 23.5,
 };
