@@ -11,9 +11,45 @@ import { ADMIT_DROP, SwitchBuffers, type BufferConfig } from './net/buffers.js';
 import { KIND_DATA, PacketPool } from './net/packet-pool.js';
 import { PortQueues } from './net/port-queues.js';
 import { unionLength } from './net/intervals.js';
+import { findDeadlockCycles } from './net/pfc-deadlock.js';
 import { MIN_FRAME_WIRE_BYTES } from './net/wire.js';
 import type { Topology } from './topo/types.js';
 import { CLASS_COUNT, CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
+
+/** EV_PFC payloads: link x 4 + one of these. */
+const PFC_RESUME = 0;
+const PFC_PAUSE = 1;
+const PFC_WATCHDOG_CHECK = 2;
+const PFC_WATCHDOG_RESTORE = 3;
+
+/** A cycle of paused queues found by the deadlock detector (links in wait order). */
+export interface DeadlockRecord {
+  links: number[];
+  /** When the last queue of the cycle was paused (the cycle closed). */
+  formedPs: number;
+  detectedPs: number;
+  /** When a PFC watchdog flushed a queue of the cycle; -1 if it still stood when the run stopped. */
+  brokenPs: number;
+  /** Connections with packets stuck in the cycle's queues when it was detected. */
+  connections: number[];
+  /** Lossless bytes stuck in the cycle's queues when it was detected. */
+  stuckBytes: number;
+}
+
+export interface WatchdogRecord {
+  link: number;
+  atPs: number;
+  /** Packets flushed from the queue when it was declared stormed. */
+  flushed: number;
+}
+
+export interface PauseStormRecord {
+  host: number;
+  /** The switch port towards the storming NIC. */
+  link: number;
+  startPs: number;
+  endPs: number;
+}
 
 export abstract class PacketNetwork {
   readonly pool = new PacketPool();
@@ -53,6 +89,14 @@ export abstract class PacketNetwork {
   /** Packets put on a link (one per packet per hop): htsim's events-per-packet-hop denominator. */
   packetHops = 0;
   private readonly ecnOn: boolean;
+  /** PFC watchdog: 1 while a queue is stormed (its lossless packets dropped); drops it made. */
+  private readonly stormed: Uint8Array;
+  watchdogDrops = 0;
+  readonly watchdogEvents: WatchdogRecord[] = [];
+  readonly deadlocks: DeadlockRecord[] = [];
+  /** 1 while a storming NIC holds the switch port towards it paused. */
+  private readonly stormHeld: Uint8Array;
+  readonly pauseStorms: PauseStormRecord[] = [];
 
   constructor(
     readonly topology: Topology,
@@ -94,6 +138,81 @@ export abstract class PacketNetwork {
     for (const link of links) if (this.isHost[link.from] === 1) this.hostUplink[link.from] = link.id;
     this.buffers = new SwitchBuffers(topology, bufferConfig, (ingress, on) => this.sendPause(ingress, on));
     this.ecnOn = bufferConfig.ecn !== null;
+    this.stormed = new Uint8Array(n);
+    this.stormHeld = new Uint8Array(n);
+  }
+
+  /**
+   * The NIC of `host` sends PAUSE without end from `startPs` to `endPs` (Infinity: to the end): its
+   * switch stops sending it lossless traffic. Counted as one pause frame (a real NIC repeats it
+   * before the quanta expire).
+   */
+  addPauseStorm(host: number, startPs: number, endPs: number): void {
+    const up = this.hostUplink[host] as number;
+    if (up < 0) return;
+    const link = up ^ 1;
+    const arrive = Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[up] as number)) + (this.delayPs[up] as number);
+    this.pauseStorms.push({ host, link, startPs: startPs + arrive, endPs: Number.isFinite(endPs) ? endPs + arrive : Infinity });
+    this.pauseFramesSent++;
+    this.pauseFrames[link] = (this.pauseFrames[link] as number) + 1;
+    this.stormHeld[link] = 1;
+    this.schedule(startPs + arrive, EV_PFC, link * 4 + PFC_PAUSE);
+    if (Number.isFinite(endPs)) this.schedule(endPs + arrive, EV_PFC, link * 4 + PFC_RESUME);
+  }
+
+  /** Cycles of queues that can never move again, now (see net/pfc-deadlock.ts). */
+  findDeadlocks(): number[][] {
+    const outLinks: number[][] = this.topology.nodes.map(() => []);
+    for (let link = 0; link < this.linkFrom.length; link++) outLinks[this.linkFrom[link] as number]?.push(link);
+    return findDeadlockCycles({
+      linkCount: this.linkFrom.length,
+      linkTo: this.linkTo,
+      outLinks,
+      isSwitch: (node) => this.isHost[node] === 0,
+      blocked: (link) =>
+        this.paused[link] === 1 &&
+        this.stormed[link] === 0 &&
+        (this.stormHeld[link] === 1 || (this.isHost[this.linkTo[link] as number] === 0 && this.buffers.pauseSent[link] === 1)),
+      packets: (link) => this.queues.packetsOf(link, CLS_LOSSLESS),
+      ingressOf: (p) => this.pool.ingress[p] as number,
+    });
+  }
+
+  /** Record the deadlocks standing now that are not recorded yet; returns the open records. */
+  recordDeadlocks(): DeadlockRecord[] {
+    const open: DeadlockRecord[] = [];
+    for (const links of this.findDeadlocks()) {
+      const key = [...links].sort((a, b) => a - b).join(',');
+      let record = this.deadlocks.find((d) => d.brokenPs < 0 && [...d.links].sort((a, b) => a - b).join(',') === key);
+      if (!record) {
+        let formed = 0;
+        let bytes = 0;
+        const conns = new Set<number>();
+        for (const link of links) {
+          formed = Math.max(formed, this.pauseStart[link] as number);
+          for (const p of this.queues.packetsOf(link, CLS_LOSSLESS)) {
+            bytes += this.pool.wire[p] as number;
+            conns.add(this.pool.conn[p] as number);
+          }
+        }
+        record = { links, formedPs: formed, detectedPs: this.now, brokenPs: -1, connections: [...conns].sort((a, b) => a - b), stuckBytes: bytes };
+        this.deadlocks.push(record);
+      }
+      open.push(record);
+    }
+    return open;
+  }
+
+  /** First moment in [fromPs, toPs] when `link` was paused, or -1. */
+  firstPausedPs(link: number, fromPs: number, toPs: number): number {
+    let first = Infinity;
+    const consider = (start: number, end: number): void => {
+      if (end > fromPs && start <= toPs) first = Math.min(first, Math.max(start, fromPs));
+    };
+    const log = this.pauseLog[link];
+    if (log) for (let j = 0; j < log.length; j += 2) consider(log[j] as number, log[j + 1] as number);
+    if (this.paused[link] === 1) consider(this.pauseStart[link] as number, Infinity);
+    return Number.isFinite(first) ? first : -1;
   }
 
   abstract schedule(timePs: number, type: number, payload: number): void;
@@ -264,6 +383,14 @@ export abstract class PacketNetwork {
     const cls = pool.cls[p] as number;
     const wire = pool.wire[p] as number;
     const buffers = this.buffers;
+    if (cls === CLS_LOSSLESS && this.stormed[out] === 1) {
+      // A stormed queue takes nothing while the watchdog holds it (SONiC/Junos "drop" action).
+      this.drops++;
+      this.watchdogDrops++;
+      this.dropsByLink[out] = (this.dropsByLink[out] as number) + 1;
+      pool.free(p);
+      return;
+    }
     let admitted: number;
     if (cls === CLS_LOSSLESS) {
       admitted = buffers.admitLossless(node, link, wire);
@@ -296,24 +423,78 @@ export abstract class PacketNetwork {
     const response = this.buffers.config.pfc?.responseDelayPs[ingress] ?? 0;
     this.pauseFramesSent++;
     this.pauseFrames[ingress] = (this.pauseFrames[ingress] as number) + 1;
-    this.schedule(this.now + wait + ser + (this.delayPs[reverse] as number) + response, EV_PFC, ingress * 2 + (on ? 1 : 0));
+    this.schedule(this.now + wait + ser + (this.delayPs[reverse] as number) + response, EV_PFC, ingress * 4 + (on ? PFC_PAUSE : PFC_RESUME));
   }
 
-  /** EV_PFC: a pause (odd payload) or resume (even) frame takes effect on link `payload >> 1`. */
+  /**
+   * EV_PFC with payload link x 4 + op: a pause or resume frame takes effect on the link, or the
+   * PFC watchdog looks at the link's queue, or ends its mitigation there.
+   */
   protected onPfc(payload: number): void {
-    const link = payload >> 1;
-    if ((payload & 1) === 1) {
+    const link = payload >> 2;
+    const op = payload & 3;
+    if (op === PFC_WATCHDOG_CHECK) {
+      this.watchdogCheck(link);
+      return;
+    }
+    if (op === PFC_WATCHDOG_RESTORE) {
+      this.stormed[link] = 0;
+      const wd = this.buffers.config.pfc?.watchdog;
+      if (wd && this.paused[link] === 1) this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
+      return;
+    }
+    if (op === PFC_PAUSE) {
       if (this.paused[link] === 0) {
         this.paused[link] = 1;
         this.pauseStart[link] = this.now;
+        const wd = this.buffers.config.pfc?.watchdog;
+        if (wd && this.isHost[this.linkFrom[link] as number] === 0) this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
       }
+    } else if (this.stormHeld[link] === 1 && !this.stormEnded(link)) {
+      // Only the storm's own end resumes a port a storming NIC holds.
     } else if (this.paused[link] === 1) {
       this.paused[link] = 0;
       this.pausedTotalPs[link] = (this.pausedTotalPs[link] as number) + this.now - (this.pauseStart[link] as number);
       let log = this.pauseLog[link];
       if (!log) this.pauseLog[link] = log = [];
       log.push(this.pauseStart[link] as number, this.now);
+      this.stormHeld[link] = 0;
       this.kick(link);
     }
+  }
+
+  private stormEnded(link: number): boolean {
+    for (const storm of this.pauseStorms) if (storm.link === link && storm.endPs <= this.now) return true;
+    return false;
+  }
+
+  /**
+   * The watchdog's look at a paused switch queue: paused for the whole timeout with lossless
+   * packets waiting (none can have left while paused) means stormed: flush it, take nothing for
+   * the restoration time. An empty queue is looked at again a timeout later.
+   */
+  private watchdogCheck(link: number): void {
+    const wd = this.buffers.config.pfc?.watchdog;
+    if (!wd || this.paused[link] === 0 || this.stormed[link] === 1) return;
+    if (this.now - (this.pauseStart[link] as number) < wd.timeoutPs) return; // a later pause has its own check
+    const waiting = this.queues.packetsOf(link, CLS_LOSSLESS);
+    if (waiting.length === 0) {
+      this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
+      return;
+    }
+    // Before the flush changes anything: is this queue part of a deadlock?
+    for (const record of this.recordDeadlocks()) if (record.links.includes(link)) record.brokenPs = this.now;
+    const from = this.linkFrom[link] as number;
+    for (let i = 0; i < waiting.length; i++) {
+      const p = this.queues.dequeue(link, CLS_LOSSLESS);
+      this.buffers.release(from, CLS_LOSSLESS, this.pool.ingress[p] as number, this.pool.wire[p] as number);
+      this.pool.free(p);
+    }
+    this.drops += waiting.length;
+    this.watchdogDrops += waiting.length;
+    this.dropsByLink[link] = (this.dropsByLink[link] as number) + waiting.length;
+    this.stormed[link] = 1;
+    this.watchdogEvents.push({ link, atPs: this.now, flushed: waiting.length });
+    this.schedule(this.now + wd.restorationPs, EV_PFC, link * 4 + PFC_WATCHDOG_RESTORE);
   }
 }

@@ -46,6 +46,8 @@ export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferCo
       response[link.id] = Math.round(pfcResponseDelayNs(scenario, link.rateBps) * 1000);
     }
     pfc = { headroomBytes: headroom, responseDelayPs: response, xoffAlpha: sw.pfc.xoffAlpha, resumeOffsetBytes: 2 * mtu };
+    const wd = sw.pfc.watchdog;
+    if (wd) pfc.watchdog = { timeoutPs: Math.round(wd.timeout * 1e12), restorationPs: Math.round(wd.restoration * 1e12) };
   }
   const ecn = sw.ecn ? { kminBytes: sw.ecn.kmin, kmaxBytes: sw.ecn.kmax, pmax: sw.ecn.pmax } : null;
   return { bufferPerPortBytes: sw.buffer, sharing: sw.sharing, dtAlpha: sw.dtAlpha, ecn, pfc, mtuWireBytes: mtu };
@@ -158,6 +160,10 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
     }, listener);
   const workloads = buildWorkloads(scenario, topology.hostCount, seed);
   for (const workload of workloads) workload.start(sim, connect);
+  for (const storm of scenario.pauseStorms ?? []) {
+    const startPs = Math.round(storm.start * 1e12);
+    sim.addPauseStorm(storm.host, startPs, storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12));
+  }
   const maxTimePs = Math.round(scenario.sim.maxTime * 1e12);
   const status = sim.run(maxTimePs, onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);
   return { sim, workloads, status, hostRateBps, maxTimePs };

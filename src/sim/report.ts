@@ -9,6 +9,7 @@ import { quantile } from '../core/stats.js';
 import { formatDuration } from '../core/units.js';
 import { maxMinFairShares } from './fair-share.js';
 import type { PacketRun } from './packet-run.js';
+import { pfcFindings } from './pfc-findings.js';
 import type { Topology } from './topo/types.js';
 
 export interface PacketReport {
@@ -162,6 +163,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     }
   }
   metrics.pfcVictims = findings.filter((f) => f.ruleId === 'sim.pfc-victim').length;
+  findings.push(...pfcFindings(run, topology, flows, metrics));
   metrics.flows = flows.length <= 1000 ? flows : flows.slice(0, 1000);
   if (sim.losslessDrops > 0) {
     findings.push({

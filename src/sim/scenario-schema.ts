@@ -49,9 +49,42 @@ const topologySchema = z.discriminatedUnion('kind', [
     .strict(),
   z.object({ kind: z.literal('rail'), servers: count, gpusPerServer: count, spines: count, ...linkFields }).strict(),
   z.object({ kind: z.literal('fat-tree'), k: count, ...linkFields }).strict(),
+  z
+    .object({
+      kind: z.literal('ring'),
+      switches: z.number().int().min(3).max(256),
+      hostsPerSwitch: count.default(1),
+      /** clockwise (every route turns the same way), shortest (ties clockwise), up-down (deadlock-free). */
+      routing: z.enum(['clockwise', 'shortest', 'up-down']).default('shortest'),
+      /** Cables that are down, each as the indices of the two adjacent switches it joins. */
+      failedCables: z.array(z.tuple([hostIndex, hostIndex])).default([]),
+      ...linkFields,
+    })
+    .strict(),
 ]);
 
 const ecnSchema = z.object({ kmin: sizeOrZeroField, kmax: sizeField, pmax: z.number().min(0).max(1) }).strict();
+
+/**
+ * PFC watchdog, as switch vendors define it (SONiC "PFC Watchdog Design" wiki; Junos "PFC
+ * watchdog"): a lossless queue that holds packets and has sent nothing while paused for the
+ * detection time is stormed; for the restoration time its packets, queued and arriving, are dropped
+ * and pauses are ignored; then it is lossless again. No default timeout: the scenario says it.
+ */
+const watchdogSchema = z
+  .object({
+    timeout: durationField.optional(),
+    /** Default: the timeout (Junos defaults both to 200 ms). */
+    restoration: durationField.optional(),
+  })
+  .strict()
+  .transform((w, ctx) => {
+    if (w.timeout === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['timeout'], message: 'a PFC watchdog needs a timeout: how long a queue may stay paused with packets waiting (e.g. 200ms)' });
+      return z.NEVER;
+    }
+    return { timeout: w.timeout, restoration: w.restoration ?? w.timeout };
+  });
 
 const pfcSchema = z
   .object({
@@ -66,6 +99,8 @@ const pfcSchema = z
     xoffAlpha: z.number().min(0).default(0.125),
     responseDelay: durationOrZeroField.optional(),
     allowInsufficientHeadroom: z.boolean().default(false),
+    /** Off unless given: a lossless egress queue paused with packets for `timeout` is flushed. */
+    watchdog: watchdogSchema.optional(),
   })
   .strict();
 
@@ -181,6 +216,15 @@ const workloadSchema = z.discriminatedUnion('kind', [
     .strict(),
 ]);
 
+const pauseStormSchema = z
+  .object({
+    host: hostIndex,
+    start: startField,
+    /** How long the NIC keeps the switch paused; default until the run ends. */
+    duration: durationField.optional(),
+  })
+  .strict();
+
 export const scenarioSchema = z
   .object({
     name: z.string().min(1),
@@ -190,6 +234,8 @@ export const scenarioSchema = z
     switch: switchSchema,
     transport: transportSchema,
     workloads: z.array(workloadSchema).min(1),
+    /** Host NICs that send PAUSE without end (a stuck receive pipeline, Guo et al., SIGCOMM 2016, section 4.3). */
+    pauseStorms: z.array(pauseStormSchema).optional(),
     sim: z
       .object({ maxTime: durationField.default(60), sampleInterval: durationField.default(1e-6) })
       .strict()

@@ -7,7 +7,7 @@ import { loadYamlFile, parseYaml, semanticError, type SourceLocation } from '../
 import { defaultPfcResponseDelayNs, pfcHeadroomBoundBytes } from './net/headroom.js';
 import { roceWireBytes, tcpWireBytes } from './net/wire.js';
 import { scenarioSchema, type Scenario } from './scenario-schema.js';
-import { buildTopology, type Topology, type TopologySpec } from './topo/index.js';
+import { buildTopology, ringPaths, type Topology, type TopologySpec } from './topo/index.js';
 import { checkWork, type WorkMode } from './work-estimate.js';
 
 export type Locate = (path: readonly (string | number)[]) => SourceLocation;
@@ -39,6 +39,8 @@ export function topologySpecOf(scenario: Scenario): TopologySpec {
       return { kind: 'rail', servers: t.servers, gpusPerServer: t.gpusPerServer, spines: t.spines, linkRateBps, linkDelayNs };
     case 'fat-tree':
       return { kind: 'fat-tree', k: t.k, linkRateBps, linkDelayNs };
+    case 'ring':
+      return { kind: 'ring', switches: t.switches, hostsPerSwitch: t.hostsPerSwitch, routing: t.routing, failedCables: t.failedCables, linkRateBps, linkDelayNs };
   }
 }
 
@@ -79,6 +81,7 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
   const t = scenario.topology;
   if (t.kind === 'leaf-spine' && t.hostsPerLeaf > t.hosts) fail(['topology', 'hostsPerLeaf'], `is ${t.hostsPerLeaf}, more than the ${t.hosts} hosts`);
   if (t.kind === 'fat-tree' && (t.k % 2 !== 0 || t.k < 2)) fail(['topology', 'k'], `must be an even number of at least 2, got ${t.k}`);
+  if (t.kind === 'ring') checkRing(t, fail);
   // Before anything is built: a billion hosts must fail here, not while allocating them.
   checkWork(scenario, options.mode ?? 'packet', locate);
   const topology = buildTopology(topologySpecOf(scenario));
@@ -157,7 +160,32 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
       }
     }
   }
+  if (scenario.switch.pfc?.watchdog && !pfc?.enabled) fail(['switch', 'pfc', 'watchdog'], 'a PFC watchdog needs PFC enabled');
+  scenario.pauseStorms?.forEach((storm, i) => {
+    checkHost(['pauseStorms', i, 'host'], storm.host);
+    if (!pfc?.enabled) fail(['pauseStorms', i], 'a pause storm needs PFC (switch.pfc): without it the switch ignores PAUSE');
+  });
   return topology;
+}
+
+type Fail = (path: (string | number)[], message: string) => never;
+
+/** Failed cables must join adjacent switches; every pair of switches must have a route under the routing. */
+function checkRing(t: Extract<Scenario['topology'], { kind: 'ring' }>, fail: Fail): void {
+  const n = t.switches;
+  t.failedCables.forEach(([x, y], i) => {
+    if (x >= n || y >= n) fail(['topology', 'failedCables', i], `switch ${Math.max(x, y)} does not exist (the ring has switches 0..${n - 1})`);
+    if ((x + 1) % n !== y && (y + 1) % n !== x) fail(['topology', 'failedCables', i], `s${x} and s${y} are not adjacent on the ring, so no cable joins them`);
+  });
+  const paths = ringPaths(t);
+  const down = t.failedCables.map(([x, y]) => `s${x}-s${y}`).join(', ');
+  for (let a = 0; a < n; a++) {
+    for (let b = 0; b < n; b++) {
+      if (a === b || paths(a, b)) continue;
+      const why = t.routing === 'up-down' ? ' (a legal route never goes up after going down, with links oriented from s0 on the intact ring)' : '';
+      fail(['topology', 'routing'], `no ${t.routing} route from s${a} to s${b}${down ? ` with cable${t.failedCables.length > 1 ? 's' : ''} ${down} down` : ''}${why}`);
+    }
+  }
 }
 
 /** Parse and check scenario text; `file` names it in error messages. */

@@ -19,6 +19,31 @@ function collectiveDetail(w: Record<string, unknown>): string {
   return progress ? `${progress}; ${figures}` : figures;
 }
 
+interface PropagationStep {
+  link: string;
+  firstPausedUs: number;
+  parent: number;
+}
+
+/** The pause storm's spread as a tree: each port under the port whose pause caused it. */
+export function drawPropagation(steps: readonly PropagationStep[], source: string): string[] {
+  const children = steps.map(() => [] as number[]);
+  steps.forEach((s, i) => {
+    if (s.parent >= 0) children[s.parent]?.push(i);
+  });
+  const out = [`  pause propagation from ${source} (port, first paused):`];
+  const walk = (i: number, prefix: string, last: boolean, root: boolean): void => {
+    const step = steps[i] as PropagationStep;
+    out.push(`  ${prefix}${root ? '' : last ? '└─ ' : '├─ '}${step.link}  ${fmt(step.firstPausedUs, 1)} us`);
+    const kids = children[i] ?? [];
+    kids.forEach((k, j) => walk(k, root ? prefix : prefix + (last ? '   ' : '│  '), j === kids.length - 1, false));
+  };
+  steps.forEach((s, i) => {
+    if (s.parent < 0) walk(i, '  ', true, true);
+  });
+  return out;
+}
+
 export function renderSimText(result: ResultEnvelope): string {
   const m = result.metrics;
   const inputs = result.inputs;
@@ -64,7 +89,10 @@ export function renderSimText(result: ResultEnvelope): string {
     }
     lines.push(table.toString());
   }
-  for (const finding of result.findings ?? []) lines.push(`${finding.severity}: ${finding.message}`);
+  for (const finding of result.findings ?? []) {
+    lines.push(`${finding.severity}: ${finding.message}`);
+    if (Array.isArray(finding.propagation)) lines.push(...drawPropagation(finding.propagation as PropagationStep[], text(finding.source)));
+  }
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
   if (result.timing) {
     const t = result.timing;

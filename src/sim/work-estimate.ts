@@ -86,6 +86,10 @@ function topologyShape(scenario: Scenario): TopologyShape {
       const k = t.k;
       return { hosts: k ** 3 / 4, switches: (5 * k * k) / 4, cables: k ** 3 / 4 + k ** 3 / 2, maxHops: 6, maxRateBps: t.linkRate, hostField: ['topology', 'k'] };
     }
+    case 'ring': {
+      const hosts = t.switches * t.hostsPerSwitch;
+      return { hosts, switches: t.switches, cables: hosts + t.switches, maxHops: t.switches + 1, maxRateBps: t.linkRate, hostField: ['topology', 'switches'] };
+    }
   }
 }
 

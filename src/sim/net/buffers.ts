@@ -25,6 +25,8 @@ export interface PfcConfig {
   xoffAlpha: number;
   /** Resume (XON) once the ingress count is this far below XOFF (or empty). */
   resumeOffsetBytes: number;
+  /** PFC watchdog (off when absent): detection and restoration times in ps. */
+  watchdog?: { timeoutPs: number; restorationPs: number };
 }
 
 export interface BufferConfig {

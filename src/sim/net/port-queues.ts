@@ -63,6 +63,13 @@ export class PortQueues {
     return -1;
   }
 
+  /** Packets of one class waiting on `link`, head first (a copy: the caller may dequeue). */
+  packetsOf(link: number, cls: number): number[] {
+    const out: number[] = [];
+    for (let p = this.head[link * CLASS_COUNT + cls] as number; p >= 0; p = this.pool.next[p] as number) out.push(p);
+    return out;
+  }
+
   /** True when a packet of any class waits on `link`, paused ones included. */
   hasWaiting(link: number): boolean {
     const base = link * CLASS_COUNT;

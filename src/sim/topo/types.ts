@@ -46,7 +46,19 @@ export interface FatTreeSpec {
   linkDelayNs: number;
 }
 
-export type TopologySpec = StarSpec | LeafSpineSpec | RailSpec | FatTreeSpec;
+/** A ring of switches with hosts on each (src/sim/topo/ring.ts): the deadlock examples' fabric. */
+export interface RingSpec {
+  kind: 'ring';
+  switches: number;
+  hostsPerSwitch: number;
+  routing: 'clockwise' | 'shortest' | 'up-down';
+  /** Cables that are down, each as the two adjacent switches it joins. */
+  failedCables: readonly (readonly [number, number])[];
+  linkRateBps: number;
+  linkDelayNs: number;
+}
+
+export type TopologySpec = StarSpec | LeafSpineSpec | RailSpec | FatTreeSpec | RingSpec;
 
 export interface TopoNode {
   id: number;
