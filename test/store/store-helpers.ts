@@ -23,8 +23,8 @@ export interface Worker {
   waitForIds(count: number): Promise<void>;
 }
 
-export function startSaveWorker(dbPath: string, count: number, tag: string, payloadBytes = 0, goFile?: string): Worker {
-  const args = [SAVE_WORKER, dbPath, String(count), tag, String(payloadBytes), ...(goFile ? [goFile] : [])];
+export function startSaveWorker(dbPath: string, count: number, tag: string, payloadBytes = 0, goFile?: string, holdFile?: string): Worker {
+  const args = [SAVE_WORKER, dbPath, String(count), tag, String(payloadBytes), ...(goFile ? [goFile] : []), ...(goFile && holdFile ? [holdFile] : [])];
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

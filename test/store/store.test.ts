@@ -157,10 +157,14 @@ describe('several processes', () => {
     const db = tempDbPath();
     const perWorker = 200;
     const go = join(dirname(db), 'go');
-    const workers = [startSaveWorker(db, perWorker, 'tcp', 2000, go), startSaveWorker(db, perWorker, 'roce-v2', 2000, go)];
-    // Both processes are loaded and waiting before either writes: the saves really overlap in time.
+    const hold = join(dirname(db), 'hold');
+    const workers = [startSaveWorker(db, perWorker, 'tcp', 2000, go, hold), startSaveWorker(db, perWorker, 'roce-v2', 2000, go, hold)];
+    // Both processes are loaded and waiting before either writes, and each holds after its first commit until
+    // both have committed one: the saves overlap in time even when the scheduler runs one process first.
     await Promise.all(workers.map((worker) => worker.waitForEvent('ready')));
     writeFileSync(go, '');
+    await Promise.all(workers.map((worker) => worker.waitForIds(1)));
+    writeFileSync(hold, '');
     const results = await Promise.all(workers.map((worker) => worker.done));
     const span = (worker: (typeof workers)[number], event: string) => Number(worker.events.find((line) => line.startsWith(`${event} `))?.split(' ')[1]);
     expect(span(workers[0]!, 'start')).toBeLessThan(span(workers[1]!, 'end'));
