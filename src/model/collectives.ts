@@ -434,7 +434,8 @@ const supportsAlgorithm = (op: CollectiveOp, algo: AlgorithmUsed): boolean => {
  * NVLink SHARP, more than 2 GPUs and one node (several need CollNet); PAT needs one GPU per node.
  */
 function shapeRefusal(op: CollectiveOp, algo: AlgorithmUsed, shape: CollectiveShape): string | null {
-  const version = shape.tuning.version;
+  // Name the version asked for; the tuning that applies to it may be an older encoded one.
+  const version = shape.ncclVersion;
   switch (algo) {
     case 'tree':
       return shape.nodes <= 1 && shape.pureAlphaUs === undefined ? null : null;

@@ -88,7 +88,7 @@ describe('an algorithm NCCL does not run on the shape is refused, naming the one
     expect(() => estimateCollective('all_reduce', 1 << 20, oneH100, 'nvlstree')).toThrow('NVLSTree needs more than one node');
     expect(estimateCollective('all_reduce', 1 << 30, oneH100, 'nvls').algo).toBe('nvls');
     const old = buildShape({ nodes: 1, gpusPerNode: 8, fabric: getFabricPreset('roce-400g'), gpu: h100, ncclVersion: '2.16' });
-    expect(() => estimateCollective('all_reduce', 1 << 20, old, 'nvls')).toThrow('NCCL 2.12 has no NVLS (2.17 on)');
+    expect(() => estimateCollective('all_reduce', 1 << 20, old, 'nvls')).toThrow('NCCL 2.16 has no NVLS (2.17 on)');
   });
 });
 
