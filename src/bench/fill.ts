@@ -35,9 +35,3 @@ export function reducedValue(index: number, nranks: number, op: ReduceOp, dataTy
   return acc;
 }
 
-/** Count elements of `view` that differ from expected(i). */
-export function countMismatches(view: NumericArray, expected: (i: number) => number): number {
-  let wrong = 0;
-  for (let i = 0; i < view.length; i++) if (view[i] !== expected(i)) wrong++;
-  return wrong;
-}

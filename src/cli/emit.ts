@@ -13,21 +13,12 @@ export interface EmitOptions {
   db?: string;
 }
 
-export type ResultSaver = (result: ResultEnvelope<unknown>, options: EmitOptions) => Promise<void>;
-
-let saver: ResultSaver | undefined;
-
 /** The default `--save`: the store is imported only now, so commands run without it never load SQLite. */
 async function saveToStore(result: ResultEnvelope<unknown>, options: EmitOptions): Promise<void> {
   const { resolveDbPath, saveResult } = await import('../store/index.js');
   const path = resolveDbPath(options.db);
   const id = saveResult(path, result);
   process.stderr.write(`saved as run ${id} in ${path}\n`);
-}
-
-/** The store registers itself here (lazily imported by the command that needs it). */
-export function setResultSaver(next: ResultSaver | undefined): void {
-  saver = next;
 }
 
 export function toJson(result: unknown): string {
@@ -40,6 +31,6 @@ export async function emitResult<M>(
   renderText: (result: ResultEnvelope<M>) => string,
 ): Promise<void> {
   if (options.out) writeOutputFile(options.out, toJson(result));
-  if (options.save) await (saver ?? saveToStore)(result, options);
+  if (options.save) await saveToStore(result, options);
   process.stdout.write(options.json ? toJson(result) : renderText(result));
 }

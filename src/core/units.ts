@@ -146,12 +146,3 @@ export function formatDuration(seconds: number): string {
   return `${trimNumber(seconds * 1e9)}ns`;
 }
 
-/** GB/s (1e9 bytes per second, as nccl-tests) from bits per second. */
-export function bitsToGBps(bitsPerSecond: number): number {
-  return bitsPerSecond / 8 / 1e9;
-}
-
-/** Bytes per second from bits per second. */
-export function bitsToBytesPerSecond(bitsPerSecond: number): number {
-  return bitsPerSecond / 8;
-}
