@@ -4,7 +4,7 @@ import type { FieldOverrides } from '../spec/overrides.js';
 import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
 import type { CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape, type ShapeInput } from './collective-shape.js';
-import { shapeWarnings, checkAlgorithmApplies, estimateCollective, type AlgorithmChoice } from './collectives.js';
+import { shapeWarnings, checkAlgorithmApplies, type AlgorithmChoice } from './collectives.js';
 import { DEFAULT_NCCL_VERSION, type ProtocolChoice } from './nccl-tuning.js';
 import { collectiveSweep, shapeFor, type CollectiveRow, type PredictInput } from './predict.js';
 
@@ -70,27 +70,13 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
   checkAlgorithmApplies(input.op, input.algo);
   const shape = runShape(input);
   const proto = input.proto ?? 'auto';
-  const sweep = collectiveSweep(input.op, shape, {
+  const rows = collectiveSweep(input.op, shape, {
     minBytes: input.minBytes,
     maxBytes: input.maxBytes,
     factor: input.factor,
     ...(input.stepBytes !== undefined ? { stepBytes: input.stepBytes } : {}),
     algo: input.algo,
-  });
-  // collectiveSweep picks the protocol itself; a forced one (NCCL_PROTO) re-estimates each row with it.
-  const rows = proto === 'auto' ? sweep : sweep.map((row): CollectiveRow => {
-    const estimate = estimateCollective(input.op, row.sizeBytes, shape, input.algo, proto);
-    return {
-      ...row,
-      timeUs: estimate.timeUs,
-      algbwGBps: estimate.algbwGBps,
-      busbwGBps: estimate.busbwGBps,
-      algo: estimate.algo,
-      protocol: estimate.protocol,
-      latencyUs: estimate.latencyUs,
-      bandwidthTimeUs: estimate.bandwidthTimeUs,
-      timeoutDelayUs: estimate.timeoutDelayUs,
-    };
+    proto,
   });
   const peak = rows.reduce((best, row) => Math.max(best, row.busbwGBps), 0);
   const avg = rows.length > 0 ? rows.reduce((sum, row) => sum + row.busbwGBps, 0) / rows.length : 0;

@@ -80,6 +80,8 @@ export interface SweepOptions {
   /** Fixed increment in bytes, as nccl-tests -i; when set it replaces the factor. */
   stepBytes?: number;
   algo: AlgorithmChoice;
+  /** NCCL_PROTO: a forced protocol, or auto. */
+  proto?: ProtocolChoice;
   typeBytes?: number;
   typeName?: string;
 }
@@ -182,7 +184,7 @@ export function collectiveSweep(op: CollectiveOp, shape: CollectiveShape, option
   return alignedSweepSizes(op, ranks, typeBytes, options.minBytes, options.maxBytes, step).map((sizeBytes) => {
     // nccl-tests prints the element count per rank for all_gather, reduce_scatter, alltoall.
     const count = elementCount(op, sizeBytes, ranks, typeBytes);
-    const estimate = estimateCollective(op, sizeBytes, shape, options.algo);
+    const estimate = estimateCollective(op, sizeBytes, shape, options.algo, options.proto ?? 'auto');
     return {
       sizeBytes,
       count,
