@@ -5,6 +5,9 @@
 //     mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl tcp,self
 //     --mca btl_tcp_if_include lo -np N, so Open MPI moves the data over loopback TCP, not shared
 //     memory; sizes 1..64 MiB, ranks 2..8, the two tools interleaved, median of --repeat runs;
+//     beside Open MPI's default choice, the same MPI_Allreduce forced to its ring (coll_tuned
+//     allreduce_algorithm 4, ompi/mca/coll/base/coll_base_allreduce.c), the algorithm ours runs,
+//     so the algorithm's share of the gap is told apart from the implementation's;
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
@@ -54,8 +57,10 @@ function ours(op, np) {
   return rows;
 }
 
-function openMpi(np) {
-  const args = ['--allow-run-as-root', '--oversubscribe', '--mca', 'pml', 'ob1', '--mca', 'btl', 'tcp,self', '--mca', 'btl_tcp_if_include', 'lo', '-np', String(np), binary, '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup];
+/** Open MPI's own choice, or with `algorithm` its coll/tuned algorithm number (4 = ring). */
+function openMpi(np, algorithm) {
+  const forced = algorithm === undefined ? [] : ['--mca', 'coll_tuned_use_dynamic_rules', '1', '--mca', 'coll_tuned_allreduce_algorithm', String(algorithm)];
+  const args = [...forced, '--allow-run-as-root', '--oversubscribe', '--mca', 'pml', 'ob1', '--mca', 'btl', 'tcp,self', '--mca', 'btl_tcp_if_include', 'lo', '-np', String(np), binary, '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup];
   const run = spawnSync('mpirun', args, { encoding: 'utf8', timeout: 900_000 });
   if (run.status !== 0) throw new Error(`mpirun -np ${np}: exit ${run.status}: ${run.stderr}`);
   return tableBusbw(run.stdout);
@@ -79,15 +84,11 @@ const allReduce = [];
 for (const np of rankCounts) {
   const mine = [];
   const theirs = [];
+  const theirRing = [];
   for (let r = 0; r < repeat; r++) {
-    // Interleaved, alternating which goes first, so drift in machine load hits both alike.
-    if (r % 2 === 0) {
-      mine.push(ours('all_reduce', np));
-      theirs.push(openMpi(np));
-    } else {
-      theirs.push(openMpi(np));
-      mine.push(ours('all_reduce', np));
-    }
+    // Interleaved, rotating which goes first, so drift in machine load hits all alike.
+    const runs = [() => mine.push(ours('all_reduce', np)), () => theirs.push(openMpi(np)), () => theirRing.push(openMpi(np, 4))];
+    for (let k = 0; k < runs.length; k++) runs[(k + r) % runs.length]();
     log(`all_reduce np=${np} run ${r + 1}/${repeat} done (${Math.round((Date.now() - started) / 1000)} s)`);
   }
   for (const size of mine[0].keys()) {
@@ -95,7 +96,8 @@ for (const np of rankCounts) {
     const oursIn = median(mine.map((rows) => rows.get(size)[1].busbwGBps));
     const mpiOut = median(theirs.map((rows) => rows.get(size)?.[0] ?? NaN));
     const mpiIn = median(theirs.map((rows) => rows.get(size)?.[1] ?? NaN));
-    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn });
+    const ringOut = median(theirRing.map((rows) => rows.get(size)?.[0] ?? NaN));
+    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn });
   }
 }
 
@@ -120,10 +122,10 @@ if (asJson) {
   console.log(JSON.stringify({ repeat, iters: Number(iters), warmup: Number(warmup), loadAverage1m: load, allReduce, sendrecv }, null, 2));
 } else {
   console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI ${'MPI_Allreduce'} over btl tcp on lo`);
-  console.log('# ranks        size     ours      MPI   ratio | in place: ours      MPI   ratio');
+  console.log('# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio');
   for (const row of allReduce) {
     console.log(
-      `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}`,
+      `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.openMpiRingBusbwGBps.toFixed(3).padStart(8)} ${row.ringRatio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}`,
     );
   }
   console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
