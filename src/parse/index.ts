@@ -22,3 +22,7 @@ export * from './cpuinfo.js';
 export * from './paste.js';
 export * from './paste-parse.js';
 export * from './paste-stream.js';
+export { kinetoTraceParser, parseKinetoTrace, parseKinetoTraceStream, detectKinetoTrace } from './kineto-parser.js';
+export { readTraceFiles, rankFromFileName } from './trace-files.js';
+export { parseNcclKernelName, isNcclKernelName, type NcclKernelName } from './nccl-kernel-names.js';
+export type { TraceRankFacts, TraceCollective, TraceStep, TraceFormat, RankSource } from './trace-types.js';

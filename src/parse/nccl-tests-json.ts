@@ -1,11 +1,13 @@
 /**
  * The `-J FILE` report of nccl-tests (src/util.cu, JSON_FILE_VERSION 2): `config` with `devices`,
  * `results[]` with `out_of_place` / `in_place` {time|cpu_time, alg_bw, bus_bw, nwrong},
- * `out_of_bounds`, `average_bus_bandwidth`, `errors`. Mapped onto the same facts as the text layout.
+ * `out_of_bounds`, `average_bus_bandwidth`, `errors`; with -I 1 `out_of_place_per_iter` /
+ * `in_place_per_iter` (NVIDIA/nccl-tests@0fdb00a src/util.cu writePerIterReport). Mapped onto the
+ * same facts as the text layout.
  */
 import { closeTruncatedJson } from './json-repair.js';
 import { collectiveFromProgram } from './nccl-tests-lines.js';
-import type { NcclTestsDevice, NcclTestsFacts, NcclTestsHeader, NcclTestsMeasurement, NcclTestsRow, NcclTestsTest } from './nccl-tests-types.js';
+import type { NcclTestsDevice, NcclTestsFacts, NcclTestsHeader, NcclTestsMeasurement, NcclTestsPerIteration, NcclTestsRow, NcclTestsTest } from './nccl-tests-types.js';
 import { NotThisKindError, type ParseWarning } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -30,6 +32,8 @@ export function looksLikeNcclTestsJson(text: string): boolean {
   const head = text.trimStart();
   if (!head.startsWith('{')) return false;
   const sample = head.slice(0, 65536);
+  // A PyTorch profiler trace also names "nccl_version" and "args"; it is the pytorch-trace kind's.
+  if (sample.includes('"traceEvents"')) return false;
   return sample.includes('"bus_bw"') || sample.includes('"minimum_bytes"') || (sample.includes('"nccl_version"') && sample.includes('"args"'));
 }
 
@@ -77,13 +81,44 @@ function measurement(value: unknown, perIter: unknown): NcclTestsMeasurement | n
   if (timeUs === null || algbwGBps === null || busbwGBps === null) return null;
   const result: NcclTestsMeasurement = { timeUs, algbwGBps, busbwGBps, wrong: num(value.nwrong) };
   if (isObject(perIter)) {
-    const minUs = num(perIter.min_us);
-    const maxUs = num(perIter.max_us);
-    const p99Us = num(perIter.p99_us);
-    const cvPct = num(perIter.cv_pct);
-    if (minUs !== null && maxUs !== null && p99Us !== null && cvPct !== null) result.perIteration = { minUs, maxUs, p99Us, cvPct };
+    const perIteration = perIterationStats(perIter);
+    if (perIteration) result.perIteration = perIteration;
   }
   return result;
+}
+
+/** A list of numbers, or null when any item is not one (a "nan" time leaves the list out). */
+function numbers(value: unknown): number[] | null {
+  if (!Array.isArray(value)) return null;
+  const out = value.map(num);
+  return out.every((item): item is number => item !== null) ? out : null;
+}
+
+/** `*_per_iter` (src/util.cu writePerIterReport): min/max/p99/cv always, the rest when written. */
+function perIterationStats(perIter: Json): NcclTestsPerIteration | null {
+  const minUs = num(perIter.min_us);
+  const maxUs = num(perIter.max_us);
+  const p99Us = num(perIter.p99_us);
+  const cvPct = num(perIter.cv_pct);
+  if (minUs === null || maxUs === null || p99Us === null || cvPct === null) return null;
+  const stats: NcclTestsPerIteration = { minUs, maxUs, p99Us, cvPct };
+  const avgUs = num(perIter.avg_us);
+  const p50Us = num(perIter.p50_us);
+  const p95Us = num(perIter.p95_us);
+  const stdevUs = num(perIter.stdev_us);
+  const skipped = num(perIter.skipped_iterations);
+  if (avgUs !== null) stats.avgUs = avgUs;
+  if (p50Us !== null) stats.p50Us = p50Us;
+  if (p95Us !== null) stats.p95Us = p95Us;
+  if (stdevUs !== null) stats.stdevUs = stdevUs;
+  const timesUs = numbers(perIter.times_us);
+  if (timesUs) stats.timesUs = timesUs;
+  if (Array.isArray(perIter.per_process_max_times_us)) {
+    const perProcess = perIter.per_process_max_times_us.map(numbers);
+    if (perProcess.every((times): times is number[] => times !== null)) stats.perProcessTimesUs = perProcess;
+  }
+  if (skipped !== null) stats.skippedIterations = skipped;
+  return stats;
 }
 
 function row(value: unknown): NcclTestsRow | null {

@@ -14,7 +14,31 @@ export interface NcclTestsMeasurement {
   /** Only in the pre-2.13 layout: the `error` column (max absolute deviation); null for `N/A`. */
   maxError?: number | null;
   /** Only with `-I 1` (2.19.2+): per-iteration statistics printed after `#wrong`. */
-  perIteration?: { minUs: number; maxUs: number; p99Us: number; cvPct: number };
+  perIteration?: NcclTestsPerIteration;
+}
+
+/**
+ * `-I 1` statistics over the timed iterations (NVIDIA/nccl-tests@0fdb00a src/util.cu
+ * computeIterStats / writePerIterReport; i_* is the max over processes for each iteration). The
+ * text table prints min, max, p99 and cv; the -J report adds the rest, each iteration's time included.
+ */
+export interface NcclTestsPerIteration {
+  minUs: number;
+  maxUs: number;
+  p99Us: number;
+  /** Coefficient of variation, stdev / mean x 100. */
+  cvPct: number;
+  /** -J only: `avg_us`, `p50_us`, `p95_us`, `stdev_us` (population stdev). */
+  avgUs?: number;
+  p50Us?: number;
+  p95Us?: number;
+  stdevUs?: number;
+  /** -J only: `times_us`, every timed iteration in order. */
+  timesUs?: number[];
+  /** -J only, several processes: `per_process_max_times_us`, per process, each iteration's time. */
+  perProcessTimesUs?: number[][];
+  /** -J only (later releases): `skipped_iterations` left out of the statistics (--per_iter_skip). */
+  skippedIterations?: number;
 }
 
 export interface NcclTestsRow {

@@ -11,6 +11,7 @@ import { InputError } from '../core/errors.js';
 import { isIdentityPlan, planPaste } from './paste.js';
 import { normaliseStream } from './paste-stream.js';
 import { detectKind, findRawParser, knownKinds, parsePasteAs } from './registry.js';
+import { isCompressedOrArchive, parseTraceFile } from './trace-files.js';
 import { NotThisKindError, type ParserKind, type ParseWarning } from './types.js';
 
 /** Enough for every tool's header: nccl-tests prints its own before NCCL's init log. */
@@ -93,6 +94,11 @@ function firstContentLine(text: string): { line: number; excerpt: string } {
 export async function parseFileAll(file: string, options: { kind?: ParserKind; maxBytes?: number } = {}): Promise<ParsedFile[]> {
   const maxBytes = options.maxBytes ?? MAX_WHOLE_READ_BYTES;
   const handle = await openRegular(file);
+  // gzip and tar are binary: only the trace reader reads them (it sniffs the bytes itself).
+  if ((options.kind === undefined || options.kind === 'pytorch-trace') && (await isCompressedOrArchive(file))) {
+    await handle.close();
+    return parseTraceFile(file);
+  }
   let head: { text: string; complete: boolean };
   try {
     head = await readAtMost(handle, file, DETECT_HEAD_BYTES);
@@ -106,6 +112,8 @@ export async function parseFileAll(file: string, options: { kind?: ParserKind; m
   }
   const parser = findRawParser(kind);
   if (!parser) throw new InputError(`${file}: no parser for kind "${kind}" (known kinds: ${knownKinds().join(', ')})`);
+  // Traces stream through their own reader (no paste normaliser, no size cap, the rank rule applied).
+  if (kind === 'pytorch-trace') return parseTraceFile(file);
   try {
     const plan = planPaste(head.text.split('\n'));
     if (!head.complete && parser.parseStream && !plan.byHost) {

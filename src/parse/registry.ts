@@ -19,6 +19,7 @@ import { sonicConfigDbParser } from './sonic-config-db.js';
 import { virtParser } from './virt.js';
 import { dmiParser } from './dmi.js';
 import { cpuinfoParser } from './cpuinfo.js';
+import { kinetoTraceParser } from './kineto-parser.js';
 import { detectPasteAll, parsePaste, pasteTolerant, type PasteParseResult } from './paste-parse.js';
 import { NotThisKindError, type Parser, type ParserKind, type ParseResult } from './types.js';
 
@@ -39,6 +40,7 @@ export const rawParsers: Parser[] = [
   virtParser,
   dmiParser,
   cpuinfoParser,
+  kinetoTraceParser,
 ];
 
 /** The same parsers reading pastes (prompts, prefixes, indentation, elisions, CRLF, colour removed). */

@@ -31,7 +31,8 @@ export type ParserKind =
   | 'sonic-config-db'
   | 'virt'
   | 'dmi'
-  | 'cpuinfo';
+  | 'cpuinfo'
+  | 'pytorch-trace';
 
 /** A text arriving in chunks: a file read stream, a pipe, an array of strings in tests. */
 export type TextSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;

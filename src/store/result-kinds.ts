@@ -23,6 +23,7 @@ export const KNOWN_RESULT_KINDS: readonly string[] = [
   'sim',
   'testbed.down',
   'testbed.up',
+  'trace',
 ];
 
 /** The spelling-free form: `bench-tcp` and `bench.tcp` are one kind. */

@@ -75,7 +75,7 @@ describe('aifabric parse: kinds check reads are registered parsers', () => {
     expect(json.metrics.files[0].facts.pfcEnabled).toEqual([0, 2, 6, 7]);
     const unknown = await runCli(['parse', '--kind', 'lspci', qos]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.split('\n')[0]).toMatch(/^aifabric: invalid value for --kind: "lspci" \(expected one of .*ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo\)$/);
+    expect(unknown.stderr.split('\n')[0]).toMatch(/^aifabric: invalid value for --kind: "lspci" \(expected one of .*ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace\)$/);
     const help = await runCli(['parse', '--help']);
     // The help lists every registered kind (it is written out so that --help imports no parser).
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(`(${knownKinds().join(', ')})`);

@@ -14,8 +14,10 @@ export interface Recognised {
 
 /** The parsed text, or null when no kind recognises it. Never throws on content. */
 export function recogniseText(text: string, kind?: CaptureKind): Recognised | null {
-  const detected = kind ?? detectKind(text)?.kind;
-  if (detected === undefined) return null;
+  const found = kind ?? detectKind(text)?.kind;
+  // Profiler traces are `aifabric trace`'s input, not a capture check reads.
+  if (found === undefined || found === 'pytorch-trace') return null;
+  const detected: CaptureKind = found;
   try {
     const result = parseAs(detected, text);
     return { kind: detected, facts: result.facts as CaptureFactsByKind[CaptureKind], warnings: result.warnings };

@@ -12,6 +12,7 @@ import { registerReport } from './report.js';
 import { registerServe } from './serve.js';
 import { registerSim } from './sim.js';
 import { registerCheck } from './check.js';
+import { registerTrace } from './trace.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -23,7 +24,7 @@ export const commandRegistrations: RegisterCommand[] = [
   registerScale,
   registerExplain,
   registerPresets,
-  registerParse, registerCheck, registerBench, registerTestbed,
+  registerParse, registerCheck, registerTrace, registerBench, registerTestbed,
   registerRuns,
   registerReport,
   registerServe,

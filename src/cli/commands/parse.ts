@@ -7,10 +7,10 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { ResultEnvelope } from '../../core/envelope.js';
 import { addStoreOptions } from '../store-options.js';
-import type { NcclTestsFacts, NcclTestsTest, ParsedFile, ParserKind } from '../../parse/index.js';
+import type { NcclTestsFacts, NcclTestsTest, ParsedFile, ParserKind, TraceRankFacts } from '../../parse/index.js';
 
 /** Listed here rather than read from the registry so registering imports no parser. */
-const KIND_NAMES = 'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo';
+const KIND_NAMES = 'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace';
 
 export interface ParseMetrics {
   /** One entry per file read, or per host of a multi-host paste (with `host`). */
@@ -45,9 +45,52 @@ function label(parsed: ParsedFile): string {
   return parsed.host === undefined ? parsed.file : `${parsed.file} (host ${parsed.host})`;
 }
 
+function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A trace rank: one summary line, then its collectives per process group and op (count, bytes, GPU time). */
+function describeTrace(parsed: ParsedFile): string[] {
+  const facts = parsed.facts as TraceRankFacts;
+  const rank = facts.rank === null ? 'rank unknown' : `rank ${facts.rank}${facts.worldSize === null ? '' : ` of ${facts.worldSize}`}${facts.rankSource === 'file-name' ? ' (from the file name)' : ''}`;
+  const parts = [
+    rank,
+    facts.device,
+    facts.ncclVersion === null ? null : `NCCL ${facts.ncclVersion}`,
+    facts.hasGpu ? null : 'no GPU kernels',
+    `${facts.collectives.length} collective${facts.collectives.length === 1 ? '' : 's'}`,
+    `${facts.steps.length} profiler step${facts.steps.length === 1 ? '' : 's'}`,
+    `${facts.counts.events} events`,
+  ];
+  const lines = [`${parsed.file}: pytorch-trace, ${parts.filter((part) => part !== null).join(', ')}`];
+  const rows = new Map<string, { group: string; desc: string | null; size: number | null; op: string; count: number; bytes: number | null; durUs: number }>();
+  for (const collective of facts.collectives) {
+    const key = `${collective.group}\u0000${collective.op}`;
+    const row = rows.get(key) ?? { group: collective.group, desc: collective.groupDesc, size: collective.groupSize, op: collective.op, count: 0, bytes: 0, durUs: 0 };
+    row.count++;
+    row.bytes = row.bytes === null || collective.sizeBytes === null ? null : row.bytes + collective.sizeBytes;
+    row.durUs += collective.durUs;
+    rows.set(key, row);
+  }
+  for (const row of rows.values()) {
+    const group = `group ${row.group}${row.desc ? ` (${row.desc})` : ''}${row.size === null ? '' : `, ${row.size} ranks`}`;
+    lines.push(`  ${group}: ${row.op} x${row.count}, ${row.bytes === null ? 'size not in trace' : formatBytes(row.bytes)}, ${(row.durUs / 1000).toFixed(3)} ms on the GPU`);
+  }
+  return lines;
+}
+
 function describeFile(parsed: ParsedFile): string[] {
   const lines: string[] = [];
-  if (parsed.kind === 'nccl-tests') {
+  if (parsed.kind === 'pytorch-trace') {
+    lines.push(...describeTrace(parsed));
+  } else if (parsed.kind === 'nccl-tests') {
     const facts = parsed.facts as NcclTestsFacts;
     const rows = facts.tests.reduce((sum, test) => sum + test.rows.length, 0);
     const peak = facts.tests.reduce<number | null>((best, test) => (test.peakBusbwGBps !== null && (best === null || test.peakBusbwGBps > best) ? test.peakBusbwGBps : best), null);

@@ -6,6 +6,8 @@ import { pfcPauseCharts } from './pfc-pause.js';
 import { queueOccupancyCharts } from './queue-occupancy.js';
 import { scalingEfficiencyCharts } from './scaling-efficiency.js';
 import { stepBreakdownCharts } from './step-breakdown.js';
+import { traceTimelineCharts } from './trace-timeline.js';
+import { traceWaitCharts } from './trace-waits.js';
 
 export const CHART_BUILDERS: readonly ChartBuilder[] = [
   busbwCurveCharts,
@@ -14,8 +16,10 @@ export const CHART_BUILDERS: readonly ChartBuilder[] = [
   incastGoodputCharts,
   queueOccupancyCharts,
   pfcPauseCharts,
+  traceTimelineCharts,
+  traceWaitCharts,
 ];
 
-export { busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts };
+export { busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts, traceTimelineCharts, traceWaitCharts };
 export { renderChartSvg } from './render-svg.js';
 export type { ChartSpec, ChartBuilder } from './chart.js';
