@@ -123,6 +123,18 @@ export function formatSize(bytes: number): string {
   return `${bytes}`;
 }
 
+/** Bytes for people to read: `512 B`, `2 MiB`, `1.5 GiB` (binary units, one decimal when not whole). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
 /** Bits per second as `400Gbps`, `1.5Mbps`. */
 export function formatRate(bitsPerSecond: number): string {
   const units: [string, number][] = [

@@ -8,7 +8,8 @@
 import { predictBusbwPlateauGBps } from '../../model/index.js';
 import type { NcclTestsTest } from '../../parse/index.js';
 import { evidenceAt } from '../evidence.js';
-import { collectiveOp, formatSize, gpuPresetFor, plateau, runShape } from '../nccl-run.js';
+import { formatBytes } from '../../core/units.js';
+import { collectiveOp, gpuPresetFor, plateau, runShape } from '../nccl-run.js';
 import { capturesOf, type Capture, type CheckContext, type CheckFinding, type RuleFamily, type RuleOutput } from '../types.js';
 
 /** A healthy cluster reaches about 90% of the modelled plateau; the model already includes protocol and NIC efficiency. */
@@ -87,7 +88,7 @@ function checkPlateau(context: CheckContext, host: string, capture: Capture<'ncc
     return;
   }
   if (measured.largestSizeBytes < MIN_JUDGED_BYTES) {
-    notes.push(`busbw.plateau: ${where}: the sweep stops at ${formatSize(measured.largestSizeBytes)}, far below the plateau; rerun with -e 8G (or more) to judge it`);
+    notes.push(`busbw.plateau: ${where}: the sweep stops at ${formatBytes(measured.largestSizeBytes)}, far below the plateau; rerun with -e 8G (or more) to judge it`);
     return;
   }
   // The model needs the GPU (intra-node bandwidth); guessing one for a GPU it does not know would judge NVLink numbers that do not apply.
@@ -105,7 +106,7 @@ function checkPlateau(context: CheckContext, host: string, capture: Capture<'ncc
   }
   const ratio = measured.busbwGBps / expected;
   const lastRow = measured.rows[measured.rows.length - 1]!;
-  const shortSweep = measured.largestSizeBytes < SHORT_SWEEP_BYTES ? ` (the sweep stops at ${formatSize(measured.largestSizeBytes)}, short of the plateau)` : '';
+  const shortSweep = measured.largestSizeBytes < SHORT_SWEEP_BYTES ? ` (the sweep stops at ${formatBytes(measured.largestSizeBytes)}, short of the plateau)` : '';
   const shapeText = `${shape.nodes} node(s) x ${shape.gpusPerNode} GPU(s), ${nicsPerNode} NIC(s) per node, ${context.fabric.id}`;
   const ok = ratio >= BUSBW_MIN_RATIO;
   // One node never touches the network: its shortfall is about NVLink or PCIe (or the model's GPU figures), so it warns.

@@ -6,6 +6,7 @@
  */
 import type { Command } from '@commander-js/extra-typings';
 import type { ResultEnvelope } from '../../core/envelope.js';
+import { formatBytes } from '../../core/units.js';
 import { addStoreOptions } from '../store-options.js';
 import type { NcclTestsFacts, NcclTestsTest, ParsedFile, ParserKind, TraceRankFacts } from '../../parse/index.js';
 
@@ -45,16 +46,6 @@ function label(parsed: ParsedFile): string {
   return parsed.host === undefined ? parsed.file : `${parsed.file} (host ${parsed.host})`;
 }
 
-function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
 
 /** A trace rank: one summary line, then its collectives per process group and op (count, bytes, GPU time). */
 function describeTrace(parsed: ParsedFile): string[] {
