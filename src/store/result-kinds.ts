@@ -22,6 +22,8 @@ export const KNOWN_RESULT_KINDS: readonly string[] = [
   'scale',
   'sim',
   'testbed.down',
+  'testbed.fault',
+  'testbed.status',
   'testbed.up',
   'trace',
 ];

@@ -1,12 +1,14 @@
 /**
  * Remove everything of a testbed: processes still running in its namespaces, then the namespaces
- * (deleting a namespace deletes the veth ends, bridge and qdiscs inside it), then its state.
+ * (deleting a namespace deletes the veth ends, bridges and qdiscs inside it), the CPU cgroups of its
+ * `cpu` faults (those its state names), then its state.
  * Only namespaces that aifabric made are touched (those that carry this testbed's marker, or that
  * the state of its unfinished `up` names): `NAME-h7` or `NAME-sw` made by someone else is left
  * alone and reported. Idempotent: a testbed that is partly or wholly gone is
  * not an error. `down` takes the testbed's lock, so it never races a running `up`.
  */
 import type { Fault } from './faults.js';
+import { findTestbedCgroups, removeCpuCgroup } from './cgroup.js';
 import { listNamespaces, requireNamespaces, run, runQuietly } from './exec.js';
 import { hostIndexes, hostNamespace, switchNamespace, validateName } from './names.js';
 import { acquireLock, isMarked, readState, removeState } from './state.js';
@@ -17,6 +19,8 @@ export interface DownResult {
   killedPids: number[];
   /** Namespaces named like this testbed's that aifabric did not make: left in place. */
   skippedNamespaces: string[];
+  /** CPU cgroups of `cpu` faults removed. */
+  removedCgroups: string[];
   /** The faults the testbed had (from its state), now gone with it. */
   faults: Fault[];
   /** Whether its `up` had finished; undefined when there was no state. */
@@ -58,8 +62,14 @@ export async function removeTestbed(name: string): Promise<DownResult> {
   for (const namespace of mine) killedPids.push(...(await killNamespacePids(namespace)));
   const removedNamespaces: string[] = [];
   for (const namespace of mine) if (await runQuietly('ip', ['netns', 'delete', namespace])) removedNamespaces.push(namespace);
-  if (removedNamespaces.length === mine.length) removeState(name);
-  return { name, removedNamespaces, killedPids, skippedNamespaces, faults: state?.faults ?? [], ...(state ? { complete: state.complete } : {}) };
+  const removedCgroups: string[] = [];
+  let cgroupsLeft = false;
+  for (const path of new Set([...(state?.cgroups ?? []), ...findTestbedCgroups(name)])) {
+    if (await removeCpuCgroup(path)) removedCgroups.push(path);
+    else cgroupsLeft = true;
+  }
+  if (removedNamespaces.length === mine.length && !cgroupsLeft) removeState(name);
+  return { name, removedNamespaces, killedPids, skippedNamespaces, removedCgroups, faults: state?.faults ?? [], ...(state ? { complete: state.complete } : {}) };
 }
 
 export async function testbedDown(nameInput: string): Promise<DownResult> {

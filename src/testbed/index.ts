@@ -2,7 +2,33 @@
 export { testbedUp, validateSpec, type TestbedSpec, type TestbedInfo } from './up.js';
 export { testbedDown, type DownResult } from './down.js';
 export { testbedRun, type TestbedRunResult } from './run.js';
-export { DEFAULT_TESTBED_NAME, MAX_BUFFER_BYTES, MAX_RATE_BPS, hostAddress, hostNamespace, switchNamespace, TESTBED_MASTER_PORT } from './names.js';
-export { FAULT_KINDS, formatBitRate, formatFault, parseFault, validateFaults, type Fault, type FaultKind } from './faults.js';
+export { testbedFault, type FaultResult } from './fault.js';
+export { testbedStatus, type StatusResult } from './status.js';
+export {
+  DEFAULT_TESTBED_NAME,
+  MAX_BUFFER_BYTES,
+  MAX_RATE_BPS,
+  hostAddress,
+  hostNamespace,
+  leafOf,
+  switchNamespace,
+  uplinkName,
+  TESTBED_MASTER_PORT,
+} from './names.js';
+export {
+  FAULT_KINDS,
+  describeFault,
+  formatBitRate,
+  formatFault,
+  isHostFault,
+  isLeafFault,
+  parseFault,
+  validateFaults,
+  type Fault,
+  type FaultKind,
+  type HostFault,
+  type LeafFault,
+} from './faults.js';
 export { readState, stateDir, type TestbedState } from './state.js';
 export { listNamespaces } from './exec.js';
+export { createCpuCgroup, findCpuController, type CpuController } from './cgroup.js';

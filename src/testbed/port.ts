@@ -55,3 +55,13 @@ export async function redirectIngress(ns: string, from: string, to: string): Pro
   await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', from, 'ingress']);
   await run('tc', ['-n', ns, 'filter', 'add', 'dev', from, 'parent', 'ffff:', 'protocol', 'all', 'prio', '1', 'u32', 'match', 'u32', '0', '0', 'action', 'mirred', 'egress', 'redirect', 'dev', to]);
 }
+
+/** Removes the root qdisc of `dev` (and with it its classes, filters and loss), before a new shape. */
+export async function clearEgress(ns: string, dev: string): Promise<void> {
+  await run('tc', ['-n', ns, 'qdisc', 'del', 'dev', dev, 'root']);
+}
+
+/** Sets the MTU of each of `devs` in namespace `ns`. */
+export async function setMtu(ns: string, devs: readonly string[], mtu: number): Promise<void> {
+  for (const dev of devs) await run('ip', ['-n', ns, 'link', 'set', 'dev', dev, 'mtu', String(mtu)]);
+}

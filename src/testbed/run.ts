@@ -1,14 +1,16 @@
 /**
  * `testbed run -- COMMAND ...`: the same command in every host namespace at once, each with
  * RANK, WORLD_SIZE, LOCAL_RANK=0, MASTER_ADDR (host 0's address) and MASTER_PORT set, as a
- * launcher would on N real hosts (and AIFABRIC_TESTBED_HOST, AIFABRIC_TESTBED_FAULTS). Only a
+ * launcher would on N real hosts (and AIFABRIC_TESTBED_HOST, AIFABRIC_TESTBED_FAULTS). A host with a
+ * `cpu` fault runs its command inside that fault's CPU cgroup (cgroup.ts joinCgroup). Only a
  * complete testbed made by `up` is run on. The run fails if any host's command fails; Ctrl-C reaches all
  * of them, and none outlives the run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EnvironmentError, UsageError } from '../core/errors.js';
 import { listNamespaces, requireNamespaces } from './exec.js';
-import { formatFault, type Fault } from './faults.js';
+import { joinCgroup } from './cgroup.js';
+import { formatFault, hostFault, type Fault } from './faults.js';
 import { TESTBED_MASTER_PORT, hostAddress, hostIndexes, validateName } from './names.js';
 import { lockHolder, readState, stateDir, type TestbedState } from './state.js';
 
@@ -23,7 +25,7 @@ export interface TestbedRunResult {
 }
 
 /** The testbed to run on: complete, made by aifabric, and with every namespace still there. */
-async function completeTestbed(name: string): Promise<TestbedState> {
+export async function completeTestbed(name: string): Promise<TestbedState> {
   const state = readState(name);
   const existing = await listNamespaces();
   const remove = `remove it with \`aifabric testbed down --name ${name}\``;
@@ -91,7 +93,10 @@ export async function testbedRun(nameInput: string, command: string[], options: 
               // The testbed's faults, as `up` was given them (canonical form), for tools that report them.
               AIFABRIC_TESTBED_FAULTS: state.faults.map(formatFault).join(','),
             };
-            const child = spawn('ip', ['netns', 'exec', namespace, ...command], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+            const argv = ['ip', 'netns', 'exec', namespace, ...command];
+            const cgroup = hostFault(state.faults, rank, 'cpu') !== undefined ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`)) : undefined;
+            const [program, ...args] = cgroup ? joinCgroup(cgroup, argv) : argv;
+            const child = spawn(program!, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
             children.push(child);
             child.on('error', (error) => {
               results[rank] = `error: ${error.message}`;

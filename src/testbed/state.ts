@@ -1,7 +1,8 @@
 /**
  * What aifabric knows about the testbeds it made, so that it never touches what it did not make:
- * - a state file `STATE_DIR/NAME.json` (spec, faults, namespaces, and `complete`, set only when
- *   `up` has finished: `run` refuses a half-built testbed);
+ * - a state file `STATE_DIR/NAME.json` (spec, faults, namespaces, the leaf of each host, the CPU
+ *   cgroups made for `cpu` faults, and `complete`, set only when `up` has finished: `run` refuses a
+ *   half-built testbed);
  * - a lock file `STATE_DIR/NAME.lock` holding the pid of the `up` or `down` at work on NAME, so two
  *   of them never clobber each other; a lock whose process is gone is stale and is taken over;
  * - a marker in every namespace it creates (the alias of its `lo`), so `down` removes only those.
@@ -33,6 +34,14 @@ export interface TestbedState {
   switchNamespace: string;
   hostNamespaces: string[];
   addresses: string[];
+  /** Leaf switches: absent or 1 for a single switch (`br0`). */
+  leaves?: number;
+  /** Rate of each leaf's uplink to the spine, bits per second (only with leaves > 1). */
+  uplinkRateBps?: number;
+  /** The leaf of each host, by host index (`leafOf`): all 0 on a single switch. */
+  hostLeaves?: number[];
+  /** CPU cgroup folders made for `cpu` faults (cgroup.ts); recorded before they are made, removed by `down`. */
+  cgroups?: string[];
 }
 
 const statePath = (name: string): string => join(stateDir(), `${name}.json`);

@@ -3,31 +3,38 @@
  * switch, each host's eth0 joined by a veth pair to a port of a Linux bridge in the switch, and
  * each switch port's egress (towards its host) shaped by htb to the port rate with a bfifo of
  * the given bytes as its only buffer, so that many-to-one traffic overflows it and the kernel
- * drops packets, as a shallow-buffer switch does. Faults (`loss`, `rate`) change one host's port
- * in both directions (port.ts). `up` holds the testbed's lock while it works, marks every
- * namespace it creates, and marks the testbed complete only at the end (state.ts); a failed or
- * interrupted `up` removes what it made.
+ * drops packets, as a shallow-buffer switch does. With `leaves` above 1 the switch is two-tier:
+ * hosts sit under leaf bridges joined to a spine bridge by uplinks shaped the same way at
+ * `uplinkRateBps` (uplink.ts). Faults (`loss`, `rate`, `mtu`) change one host's port in both
+ * directions (hostport.ts), `cpu` caps a host's processes (cgroup.ts), `uplink-rate` slows one
+ * leaf's uplink. `up` holds the testbed's lock while it works, marks every namespace it creates,
+ * and marks the testbed complete only at the end (state.ts); a failed or interrupted `up`
+ * removes what it made.
  */
 import { EnvironmentError, UsageError } from '../core/index.js';
 import { removeTestbed } from './down.js';
-import { listNamespaces, requireNamespaces, run, runQuietly } from './exec.js';
-import { formatBitRate, portFaults, validateFaults, type Fault } from './faults.js';
+import { listNamespaces, requireNamespaces, run } from './exec.js';
+import { createCpuCgroup, cgroupName, findCpuController } from './cgroup.js';
+import { formatBitRate, isHostFault, uplinkFault, validateFaults, type Fault } from './faults.js';
+import { GSO_SEGMENTS, wireHostPort } from './hostport.js';
 import {
   MAX_BUFFER_BYTES,
   MAX_HOSTS,
   MAX_RATE_BPS,
   PREFIX_LENGTH,
-  bridgePort,
+  SINGLE_BRIDGE,
   hostAddress,
+  hostBridge,
   hostIndexes,
   hostNamespace,
+  leafOf,
   switchNamespace,
-  switchPort,
-  uplinkPort,
   validateName,
 } from './names.js';
-import { redirectIngress, shapeEgress } from './port.js';
 import { acquireLock, markNamespace, readState, writeState, type TestbedState } from './state.js';
+import { addBridge, addLeafBridges, wireUplink } from './uplink.js';
+
+export { GSO_SEGMENTS };
 
 export interface TestbedSpec {
   name: string;
@@ -36,33 +43,71 @@ export interface TestbedSpec {
   rateBps: number;
   /** Egress buffer per switch port in bytes. */
   bufferBytes: number;
-  /** Faults on hosts' ports (`--fault`); none when absent. */
+  /** Faults (`--fault`); none when absent. */
   faults?: Fault[];
+  /** Leaf switches under a spine (`--leaves`); absent or 1: one switch. */
+  leaves?: number;
+  /** Each leaf's uplink rate in bits per second (`--uplink-rate`); needed when leaves > 1. */
+  uplinkRateBps?: number;
 }
 
 export interface TestbedInfo extends TestbedSpec {
   faults: Fault[];
+  leaves: number;
+  /** The leaf of each host, by host index. */
+  hostLeaves: number[];
+  /** CPU cgroup folders of the `cpu` faults. */
+  cgroups: string[];
   switchNamespace: string;
   hostNamespaces: string[];
   addresses: string[];
 }
-
-/** Largest TCP segmentation burst handed to the emulated wire (about 5.8 KB at MTU 1500). */
-export const GSO_SEGMENTS = 4;
 
 /** Smallest rate tc's htb is given: 8 kbit/s, tc's own lower bound for a rate (tc-htb(8)). */
 const MIN_RATE_BPS = 8000;
 /** One full Ethernet frame (1500-byte MTU plus 14 bytes of header): a buffer must hold one. */
 const MIN_BUFFER_BYTES = 1514;
 
-export function validateSpec(spec: TestbedSpec): TestbedSpec & { faults: Fault[] } {
+export type ValidSpec = TestbedSpec & { faults: Fault[]; leaves: number };
+
+export function validateSpec(spec: TestbedSpec): ValidSpec {
   validateName(spec.name);
   if (!Number.isInteger(spec.hosts) || spec.hosts < 1 || spec.hosts > MAX_HOSTS) throw new UsageError(`invalid value for --hosts: ${spec.hosts} (expected 1 to ${MAX_HOSTS})`);
   if (!(spec.rateBps >= MIN_RATE_BPS)) throw new UsageError(`invalid value for --rate: ${spec.rateBps} bit/s (expected at least 8kbit)`);
   if (!(spec.rateBps <= MAX_RATE_BPS)) throw new UsageError(`invalid value for --rate: ${formatBitRate(spec.rateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)}, the fastest Ethernet port)`);
   if (!Number.isInteger(spec.bufferBytes) || spec.bufferBytes < MIN_BUFFER_BYTES) throw new UsageError(`invalid value for --buffer: ${spec.bufferBytes} bytes (expected at least one ${MIN_BUFFER_BYTES}-byte frame)`);
   if (spec.bufferBytes > MAX_BUFFER_BYTES) throw new UsageError(`invalid value for --buffer: ${spec.bufferBytes} bytes (expected at most ${MAX_BUFFER_BYTES}, the largest bfifo limit tc takes)`);
-  return { ...spec, faults: validateFaults(spec.faults ?? [], spec.hosts, spec.rateBps) };
+  const leaves = spec.leaves ?? 1;
+  if (!Number.isInteger(leaves) || leaves < 1 || leaves > spec.hosts) throw new UsageError(`invalid value for --leaves: ${leaves} (expected 1 to --hosts ${spec.hosts}: every leaf has at least one host)`);
+  if (leaves > 1 && spec.uplinkRateBps === undefined) throw new UsageError(`--leaves ${leaves} needs --uplink-rate RATE (the rate of each leaf's uplink to the spine, e.g. 50Mbps)`);
+  if (leaves === 1 && spec.uplinkRateBps !== undefined) throw new UsageError('invalid value for --uplink-rate: a single-switch testbed has no uplinks (give --leaves 2 or more)');
+  if (spec.uplinkRateBps !== undefined) {
+    if (!(spec.uplinkRateBps >= MIN_RATE_BPS)) throw new UsageError(`invalid value for --uplink-rate: ${spec.uplinkRateBps} bit/s (expected at least 8kbit)`);
+    if (!(spec.uplinkRateBps <= MAX_RATE_BPS)) throw new UsageError(`invalid value for --uplink-rate: ${formatBitRate(spec.uplinkRateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)})`);
+  }
+  const faults = validateFaults(spec.faults ?? [], {
+    hosts: spec.hosts,
+    portRateBps: spec.rateBps,
+    leaves,
+    bufferBytes: spec.bufferBytes,
+    ...(spec.uplinkRateBps !== undefined ? { uplinkRateBps: spec.uplinkRateBps } : {}),
+  });
+  return { ...spec, faults, leaves };
+}
+
+/** The cgroup of each `cpu` fault, made and recorded in the state before it exists. */
+export function addCpuCgroups(state: TestbedState, faults: readonly Fault[]): void {
+  for (const fault of faults) {
+    if (!isHostFault(fault) || fault.kind !== 'cpu') continue;
+    const namespace = state.hostNamespaces[fault.host] ?? hostNamespace(state.name, fault.host);
+    const controller = findCpuController();
+    if (controller) {
+      const path = `${controller.root}/${cgroupName(namespace)}`;
+      state.cgroups = [...new Set([...(state.cgroups ?? []), path])];
+      writeState(state);
+    }
+    createCpuCgroup(namespace, fault.value);
+  }
 }
 
 async function ipIn(namespace: string, args: string[]): Promise<void> {
@@ -76,62 +121,36 @@ async function addNamespace(namespace: string, name: string): Promise<void> {
   await ipIn(namespace, ['link', 'set', 'lo', 'up']);
 }
 
-/** At most GSO_SEGMENTS frames per skb on a veth end (best effort: kernels that refuse it still get a testbed). */
-async function limitGso(namespace: string, dev: string): Promise<void> {
-  // At most GSO_SEGMENTS frames per skb instead of 64 KB GSO bursts, so the bfifo byte limit
-  // holds many packets as a switch buffer does (1 would be exact but costs 3x the CPU: 308 vs
-  // 841 Mb/s measured on 1 Gbit/s).
-  await runQuietly('ip', ['-n', namespace, 'link', 'set', dev, 'gso_max_segs', String(GSO_SEGMENTS)]);
-}
-
-async function build(spec: TestbedSpec & { faults: Fault[] }, state: TestbedState, interrupted: () => boolean): Promise<void> {
+async function build(spec: ValidSpec, state: TestbedState, interrupted: () => boolean): Promise<void> {
   const sw = state.switchNamespace;
   await addNamespace(sw, spec.name);
-  await ipIn(sw, ['link', 'add', 'br0', 'type', 'bridge']);
-  await ipIn(sw, ['link', 'set', 'br0', 'up']);
+  if (spec.leaves > 1) await addLeafBridges(sw, spec.leaves);
+  else await addBridge(sw, SINGLE_BRIDGE);
+  for (let leaf = 0; leaf < spec.leaves && spec.leaves > 1; leaf++) {
+    await wireUplink(sw, leaf, uplinkFault(spec.faults, leaf) ?? spec.uplinkRateBps!, spec.bufferBytes);
+  }
   for (let index = 0; index < spec.hosts; index++) {
     if (interrupted()) throw new EnvironmentError('testbed up interrupted');
     // Test hook: fail half-way so tests can see a failed `up` remove what it made.
     if (process.env.AIFABRIC_TESTBED_FAIL_AT === String(index)) throw new EnvironmentError(`testbed up: injected failure at host ${index}`);
     const host = hostNamespace(spec.name, index);
-    const port = switchPort(index);
     // Recorded before it is made: a kill between `ip netns add` and the marker leaves a namespace
     // that only the state names (see removeTestbed).
     state.hostNamespaces.push(host);
     state.addresses.push(hostAddress(index));
     writeState(state);
     await addNamespace(host, spec.name);
-    await ipIn(host, ['link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', port, 'netns', sw]);
-    await limitGso(host, 'eth0');
-    await limitGso(sw, port);
-    await ipIn(host, ['addr', 'add', `${hostAddress(index)}/${PREFIX_LENGTH}`, 'dev', 'eth0']);
-    await ipIn(host, ['link', 'set', 'eth0', 'up']);
-    const faults = portFaults(spec.faults, index);
-    const shape = { rateBps: faults?.rateBps ?? spec.rateBps, bufferBytes: spec.bufferBytes, ...(faults?.lossFraction !== undefined ? { lossFraction: faults.lossFraction } : {}) };
-    // Egress of the switch port towards host i: rate-limited by htb, buffered by bfifo only.
-    await shapeEgress(sw, port, shape);
-    if (!faults) {
-      await ipIn(sw, ['link', 'set', port, 'master', 'br0']);
-      await ipIn(sw, ['link', 'set', port, 'up']);
-      continue;
-    }
-    // A faulty port gets the extra hop u{i} => b{i} for the direction from the host (port.ts).
-    const uplink = uplinkPort(index);
-    const bridged = bridgePort(index);
-    await ipIn(sw, ['link', 'add', uplink, 'type', 'veth', 'peer', 'name', bridged]);
-    await limitGso(sw, uplink);
-    await limitGso(sw, bridged);
-    await shapeEgress(sw, uplink, shape);
-    await ipIn(sw, ['link', 'set', bridged, 'master', 'br0']);
-    for (const dev of [bridged, uplink, port]) await ipIn(sw, ['link', 'set', dev, 'up']);
-    await redirectIngress(sw, port, uplink);
-    await redirectIngress(sw, uplink, port);
+    await wireHostPort(host, sw, hostBridge(index, spec.hosts, spec.leaves), index, `${hostAddress(index)}/${PREFIX_LENGTH}`, spec, spec.faults);
   }
+  addCpuCgroups(state, spec.faults);
 }
 
 export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
   const spec = validateSpec(input);
   await requireNamespaces();
+  if (spec.faults.some((fault) => isHostFault(fault) && fault.kind === 'cpu') && !findCpuController()) {
+    throw new EnvironmentError('the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted');
+  }
   const release = acquireLock(spec.name, 'testbed up');
   let interrupted = false;
   const onSignal = (): void => {
@@ -159,6 +178,9 @@ export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
       switchNamespace: switchNamespace(spec.name),
       hostNamespaces: [],
       addresses: [],
+      ...(spec.leaves > 1 ? { leaves: spec.leaves, uplinkRateBps: spec.uplinkRateBps! } : {}),
+      hostLeaves: Array.from({ length: spec.hosts }, (_, index) => leafOf(index, spec.hosts, spec.leaves)),
+      cgroups: [],
     };
     writeState(state);
     started = true;
@@ -166,7 +188,14 @@ export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
     if (interrupted) throw new EnvironmentError('testbed up interrupted');
     state.complete = true;
     writeState(state);
-    return { ...spec, switchNamespace: state.switchNamespace, hostNamespaces: state.hostNamespaces, addresses: state.addresses };
+    return {
+      ...spec,
+      switchNamespace: state.switchNamespace,
+      hostNamespaces: state.hostNamespaces,
+      addresses: state.addresses,
+      hostLeaves: state.hostLeaves ?? [],
+      cgroups: state.cgroups ?? [],
+    };
   } catch (error) {
     if (started) await removeTestbed(spec.name).catch(() => undefined);
     throw error instanceof EnvironmentError && interrupted ? new EnvironmentError(`testbed up interrupted; removed what it had made`) : error;

@@ -45,11 +45,18 @@ describe.skipIf(!haveCli)('testbed up refuses bad values up front (exit 2)', () 
     [['--rate', '1gbit', '--buffer', '8G'], 'aifabric: invalid value for --buffer: 8589934592 bytes (expected at most 4294967295, the largest bfifo limit tc takes)'],
     [['--rate', '1000Tbps', '--buffer', '64K'], 'aifabric: invalid value for --rate: 1000000 Gbit/s (expected at most 800 Gbit/s, the fastest Ethernet port)'],
     [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h4:loss=0.01'], 'aifabric: invalid value for --fault: "h4:loss=0.01" (unknown host h4: a 4-host testbed has h0..h3)'],
-    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:jitter=1ms'], 'aifabric: invalid value for --fault: "h1:jitter=1ms" (unknown kind "jitter": expected one of loss, rate)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:jitter=1ms'], 'aifabric: invalid value for --fault: "h1:jitter=1ms" (unknown kind "jitter": expected one of loss, rate, mtu, cpu (or leafK:uplink-rate=RATE))'],
     [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:loss=1.5'], 'aifabric: invalid value for --fault: "h1:loss=1.5" (loss must be a fraction above 0 and below 1, e.g. 0.01 for 1%)'],
     [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:loss=0'], 'aifabric: invalid value for --fault: "h1:loss=0" (loss must be a fraction above 0 and below 1, e.g. 0.01 for 1%)'],
     [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h2:rate=10Gbps'], 'aifabric: invalid value for --fault: "h2:rate=10Gbps" (rate 10 Gbit/s is above --rate 1 Gbit/s: a fault can only slow a port)'],
-    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1'], 'aifabric: invalid value for --fault: "h1" (expected HOST:KIND=VALUE, e.g. h1:loss=0.01 or h2:rate=250Mbps)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1'], 'aifabric: invalid value for --fault: "h1" (expected HOST:KIND=VALUE, e.g. h1:loss=0.01, h2:rate=250Mbps, h3:mtu=1400, h4:cpu=0.25 or leaf1:uplink-rate=50Mbps)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:mtu=100'], 'aifabric: invalid value for --fault: "h1:mtu=100" (mtu must be a whole number of bytes from 576 to 9000, e.g. 1400)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'h1:cpu=0'], 'aifabric: invalid value for --fault: "h1:cpu=0" (cpu must be a number of cores from 0.01 to 1024, e.g. 0.25)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--fault', 'leaf0:uplink-rate=1M'], 'aifabric: invalid value for --fault: "leaf0:uplink-rate=1M" (a leaf fault needs a two-tier testbed (--leaves 2 or more))'],
+    [['--rate', '1gbit', '--buffer', '64K', '--leaves', '2'], 'aifabric: --leaves 2 needs --uplink-rate RATE (the rate of each leaf\'s uplink to the spine, e.g. 50Mbps)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--leaves', '5', '--uplink-rate', '1G'], 'aifabric: invalid value for --leaves: 5 (expected 1 to --hosts 4: every leaf has at least one host)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--uplink-rate', '1G'], 'aifabric: invalid value for --uplink-rate: a single-switch testbed has no uplinks (give --leaves 2 or more)'],
+    [['--rate', '1gbit', '--buffer', '64K', '--leaves', '2', '--uplink-rate', '100M', '--fault', 'leaf1:uplink-rate=200M'], 'aifabric: invalid value for --fault: "leaf1:uplink-rate=200M" (rate 200 Mbit/s is above --uplink-rate 100 Mbit/s: a fault can only slow an uplink)'],
   ])('testbed up --hosts 4 %j', async (extra, message) => {
     const args = ['testbed', 'up', '--name', NAME, '--hosts', '4', ...extra];
     const run = await runCli(args);

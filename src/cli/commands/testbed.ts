@@ -1,5 +1,5 @@
 /**
- * `aifabric testbed up|run|down`: an emulated multi-host fabric in network namespaces on this
+ * `aifabric testbed up|run|fault|status|down`: an emulated multi-host fabric in network namespaces on this
  * machine (root and iproute2 needed; exit 3 without them). Registering stays cheap; the work is
  * imported when a subcommand runs.
  */
@@ -8,6 +8,9 @@ import { durationArg, positiveIntArg, rateArg, sizeArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
 const DEFAULT_NAME = 'aifab';
+
+const FAULT_HELP =
+  'a fault (repeatable): hK:loss=0.01 drops that fraction of hK\'s packets, hK:rate=250Mbps slows its port (both directions), hK:mtu=1400 sets its MTU (576 to 9000), hK:cpu=0.25 caps its processes at that many cores, leafK:uplink-rate=50Mbps slows leaf K\'s uplink (at most --uplink-rate)';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -20,12 +23,9 @@ export function registerTestbed(program: Command): void {
     .requiredOption('--rate <rate>', 'port rate: 1Gbps, 10G, or tc form 1gbit (at most 800Gbps)', rateArg('--rate'))
     .requiredOption('--buffer <bytes>', 'egress buffer per switch port (bfifo limit), e.g. 64K (at most 4G - 1)', sizeArg('--buffer'))
     .option('--name <name>', 'testbed name (namespace prefix)', DEFAULT_NAME)
-    .option(
-      '--fault <host:kind=value>',
-      'a fault on host hK\'s port, both directions (repeatable): hK:loss=0.01 drops that fraction of packets, hK:rate=250Mbps slows the port',
-      collect,
-      [] as string[],
-    )
+    .option('--leaves <n>', 'two-tier: hosts under N leaf bridges joined by a spine (contiguous: 12 hosts, 3 leaves puts h0-h3 under leaf0); default 1, one switch', positiveIntArg('--leaves'))
+    .option('--uplink-rate <rate>', 'rate of each leaf\'s uplink to the spine, both directions, htb + bfifo of --buffer (needed with --leaves 2 or more)', rateArg('--uplink-rate'))
+    .option('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[])
     .option('--json', 'print the result envelope as JSON');
   addStoreOptions(up).action(async (options) => {
       const { testbedUpCommand } = await import('./testbed-action.js');
@@ -40,6 +40,25 @@ export function registerTestbed(program: Command): void {
     .action(async (command, options) => {
       const { testbedRunCommand } = await import('./testbed-action.js');
       process.exitCode = await testbedRunCommand(options.name, command, options.timeout !== undefined ? { timeout: options.timeout } : {});
+    });
+  const fault = testbed
+    .command('fault')
+    .description('Add faults to a running testbed (same forms and checks as `up --fault`); `down` removes them with it.')
+    .option('--name <name>', 'testbed name', DEFAULT_NAME)
+    .requiredOption('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[])
+    .option('--json', 'print the result envelope as JSON');
+  addStoreOptions(fault).action(async (options) => {
+    const { testbedFaultCommand } = await import('./testbed-action.js');
+    await testbedFaultCommand(options);
+  });
+  testbed
+    .command('status')
+    .description('Show a testbed: hosts, leaves and the hosts under each, rates, faults, and whether its namespaces are all there.')
+    .option('--name <name>', 'testbed name', DEFAULT_NAME)
+    .option('--json', 'print the result envelope as JSON')
+    .action(async (options) => {
+      const { testbedStatusCommand } = await import('./testbed-action.js');
+      await testbedStatusCommand(options);
     });
   const down = testbed
     .command('down')

@@ -1,0 +1,44 @@
+/**
+ * The accept room: the pure core of `aifabric accept` (issue 11). Host lists and host files, pair
+ * schedules, judgement of results, attribution of culprits and group-testing localisation; the
+ * launchers, tool adapters and CLI build on these.
+ */
+export { expandHostlist, MAX_HOSTLIST_HOSTS } from './hostlist.js';
+export { parseHostfile, type HostfileEntry } from './hostfile.js';
+export { circlePairings, randomPairings, type HostPair, type PairRound } from './pairings.js';
+export {
+  judgeResults,
+  hardFailureOf,
+  robustSpread,
+  DEFAULT_SLOW_FRACTION,
+  DEFAULT_Z_THRESHOLD,
+  DEFAULT_CV_THRESHOLD,
+  MAD_TO_SIGMA,
+  MIN_RELATIVE_SPREAD,
+  MIN_FLEET,
+  type JudgeInput,
+  type JudgeOptions,
+  type JudgeResult,
+  type RunFacts,
+} from './judge.js';
+export { attributeCulprits, formatArgv, type AttributeInput, type HostOutcome, type PairOutcome } from './attribute.js';
+export {
+  localise,
+  singleFaultRunBound,
+  type GroupRunner,
+  type GroupVerdict,
+  type LocaliseOptions,
+  type LocaliseResult,
+  type LocaliseTrailEntry,
+} from './localise.js';
+export type {
+  AcceptCulprit,
+  AcceptCulpritKind,
+  AcceptFigureUnit,
+  AcceptMetrics,
+  AcceptRun,
+  AcceptStage,
+  AcceptStageName,
+  AcceptTool,
+  AcceptVerdict,
+} from './types.js';
