@@ -11,7 +11,9 @@
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
-//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M]
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME]
+// With --testbed NAME both run under `aifabric testbed mpirun` (real Open MPI, one rank per emulated host of
+// that testbed, traffic over its shaped ports); the sendrecv-vs-iperf3 part is then left out.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,8 @@ const iters = arg('iters', '5');
 const warmup = arg('warmup', '2');
 const maxSize = arg('max', '64M');
 const asJson = process.argv.includes('--json');
+// --testbed NAME: run on a testbed made by `aifabric testbed up` (one rank per emulated host); no iperf3 part.
+const testbed = arg('testbed', '');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const log = (text) => process.stderr.write(`${text}\n`);
 
@@ -46,11 +50,16 @@ function tableBusbw(text) {
   return rows;
 }
 
+/** With --testbed NAME, both tools run as N ranks on N emulated hosts under `aifabric testbed mpirun`. */
+function onTestbed(np, program, env = {}) {
+  return spawnSync(process.execPath, [cli, 'testbed', 'mpirun', '--name', testbed, '--np', String(np), '--', ...program], { encoding: 'utf8', timeout: 900_000, env: { ...process.env, ...env } });
+}
+
 function ours(op, np) {
-  const run = spawnSync(process.execPath, [cli, 'bench', 'tcp', '--op', op, '--np', String(np), '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--json'], {
-    encoding: 'utf8',
-    timeout: 900_000,
-  });
+  const sweep = ['-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--json'];
+  const run = testbed
+    ? onTestbed(np, [process.execPath, cli, 'bench', 'tcp', '--op', op, ...sweep])
+    : spawnSync(process.execPath, [cli, 'bench', 'tcp', '--op', op, '--np', String(np), ...sweep], { encoding: 'utf8', timeout: 900_000 });
   if (run.status !== 0) throw new Error(`bench tcp --np ${np}: exit ${run.status}: ${run.stderr}`);
   const rows = new Map();
   for (const row of JSON.parse(run.stdout).metrics.rows) rows.set(row.sizeBytes, [row.outOfPlace, row.inPlace]);
@@ -61,7 +70,11 @@ function ours(op, np) {
 function openMpi(np, algorithm) {
   const forced = algorithm === undefined ? [] : ['--mca', 'coll_tuned_use_dynamic_rules', '1', '--mca', 'coll_tuned_allreduce_algorithm', String(algorithm)];
   const args = [...forced, '--allow-run-as-root', '--oversubscribe', '--mca', 'pml', 'ob1', '--mca', 'btl', 'tcp,self', '--mca', 'btl_tcp_if_include', 'lo', '-np', String(np), binary, '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup];
-  const run = spawnSync('mpirun', args, { encoding: 'utf8', timeout: 900_000 });
+  // On the testbed, Open MPI's MCA parameters travel as OMPI_MCA_* variables (testbed mpirun sets pml, btl and interfaces).
+  const forcedEnv = algorithm === undefined ? {} : { OMPI_MCA_coll_tuned_use_dynamic_rules: '1', OMPI_MCA_coll_tuned_allreduce_algorithm: String(algorithm) };
+  const run = testbed
+    ? onTestbed(np, [binary, '-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup], forcedEnv)
+    : spawnSync('mpirun', args, { encoding: 'utf8', timeout: 900_000 });
   if (run.status !== 0) throw new Error(`mpirun -np ${np}: exit ${run.status}: ${run.stderr}`);
   return tableBusbw(run.stdout);
 }
@@ -102,7 +115,7 @@ for (const np of rankCounts) {
 }
 
 const sendrecv = [];
-{
+if (!testbed) {
   const mine = [];
   const reference = [];
   for (let r = 0; r < repeat; r++) {
@@ -128,7 +141,8 @@ if (asJson) {
       `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.openMpiRingBusbwGBps.toFixed(3).padStart(8)} ${row.ringRatio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}`,
     );
   }
-  console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
+  if (testbed) console.log(`# on testbed ${testbed}: one rank per emulated host, under aifabric testbed mpirun`);
+  else console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
   for (const row of sendrecv) console.log(`${String(row.sizeBytes).padStart(19)} ${row.oursAlgbwGBps.toFixed(3).padStart(8)} ${row.iperf3BidirPerDirectionGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)}`);
   console.log(`# load average (1 min) at the end: ${load.toFixed(2)}; TCP congestion control: ${spawnSync('sysctl', ['-n', 'net.ipv4.tcp_congestion_control'], { encoding: 'utf8' }).stdout.trim()}`);
 }

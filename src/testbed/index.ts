@@ -2,6 +2,7 @@
 export { testbedUp, validateSpec, type TestbedSpec, type TestbedInfo } from './up.js';
 export { testbedDown, type DownResult } from './down.js';
 export { testbedRun, type TestbedRunResult } from './run.js';
+export { mpirunArgv, testbedMpirun, type MpirunOptions } from './mpirun.js';
 export { testbedFault, type FaultResult } from './fault.js';
 export { testbedStatus, type StatusResult } from './status.js';
 export {

@@ -1,5 +1,5 @@
 /**
- * `aifabric testbed up|run|fault|status|down`: an emulated multi-host fabric in network namespaces on this
+ * `aifabric testbed up|run|mpirun|fault|status|down`: an emulated multi-host fabric in network namespaces on this
  * machine (root and iproute2 needed; exit 3 without them). Registering stays cheap; the work is
  * imported when a subcommand runs.
  */
@@ -40,6 +40,16 @@ export function registerTestbed(program: Command): void {
     .action(async (command, options) => {
       const { testbedRunCommand } = await import('./testbed-action.js');
       process.exitCode = await testbedRunCommand(options.name, command, options.timeout !== undefined ? { timeout: options.timeout } : {});
+    });
+  testbed
+    .command('mpirun')
+    .description('Run PROGRAM under real Open MPI across the hosts: mpirun in NAME-h0, each remote daemon started in its host\'s namespace (rsh agent), ranks one per host in turn, MASTER_ADDR/MASTER_PORT exported.')
+    .option('--name <name>', 'testbed name', DEFAULT_NAME)
+    .option('--np <n>', 'number of ranks (default: one per host)', positiveIntArg('--np'))
+    .argument('<program...>', 'the program and its arguments, after --')
+    .action(async (program, options) => {
+      const { testbedMpirun } = await import('../../testbed/index.js');
+      process.exitCode = await testbedMpirun(options.name, program, options.np !== undefined ? { np: options.np } : {});
     });
   const fault = testbed
     .command('fault')
