@@ -134,7 +134,8 @@ const load = os.loadavg()[0];
 if (asJson) {
   console.log(JSON.stringify({ repeat, iters: Number(iters), warmup: Number(warmup), loadAverage1m: load, allReduce, sendrecv }, null, 2));
 } else {
-  console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI ${'MPI_Allreduce'} over btl tcp on lo`);
+  const where = testbed ? `on testbed ${testbed}'s eth0, one rank per emulated host` : 'on lo';
+  console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI MPI_Allreduce over btl tcp ${where}`);
   console.log('# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio');
   for (const row of allReduce) {
     console.log(
