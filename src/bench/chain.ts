@@ -34,14 +34,15 @@ export async function broadcast(ctx: CollContext): Promise<void> {
         finished.count();
       });
     }
-    await mesh.guard(finished.done);
+    await mesh.until(finished);
   }
-  await mesh.guard(mesh.flushed());
+  await mesh.drained();
 }
 
 /**
  * Root's out-of-place copy, one slice per turn of the event loop, so socket writes keep being
- * serviced in between (one 64 MB memcpy would stall them for tens of milliseconds).
+ * serviced in between (one 64 MB memcpy would stall them for tens of milliseconds); in poll mode
+ * a pass over the connections after each slice does that.
  */
 function copyInSteps(ctx: CollContext, slices: number): Promise<void> {
   return new Promise((resolve) => {
@@ -53,6 +54,7 @@ function copyInSteps(ctx: CollContext, slices: number): Promise<void> {
       }
       const [e0, e1] = sliceRange(0, ctx.count, j++, slices);
       elems(ctx, ctx.recv, e0, e1).set(elems(ctx, ctx.send, e0, e1));
+      ctx.mesh.poke();
       setImmediate(step);
     };
     step();
@@ -91,7 +93,7 @@ export async function reduce(ctx: CollContext): Promise<void> {
         finished.count();
       });
     }
-    await mesh.guard(finished.done);
+    await mesh.until(finished);
   }
-  await mesh.guard(mesh.flushed());
+  await mesh.drained();
 }

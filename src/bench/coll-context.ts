@@ -70,8 +70,14 @@ export function sliceRange(start: number, length: number, j: number, slices: num
   return [start + Math.floor((j * length) / slices), start + Math.floor(((j + 1) * length) / slices)];
 }
 
-/** Resolves when `total` completions have been counted; count() marks one. */
-export function completion(total: number): { count: () => void; done: Promise<void> } {
+/** Counts `total` completions: `done` resolves, and isDone() turns true, when count() has been called that often. */
+export interface Completion {
+  count: () => void;
+  isDone: () => boolean;
+  done: Promise<void>;
+}
+
+export function completion(total: number): Completion {
   let remaining = total;
   let resolve: () => void = () => undefined;
   const done = new Promise<void>((r) => {
@@ -82,6 +88,7 @@ export function completion(total: number): { count: () => void; done: Promise<vo
     count: () => {
       if (--remaining === 0) resolve();
     },
+    isDone: () => remaining <= 0,
     done,
   };
 }

@@ -16,6 +16,7 @@ export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';
 export { interfaceAddress } from './interfaces.js';
+export { parseProgressMode, PROGRESS_MODES, type ProgressMode } from './data-socket.js';
 export { runBenchRank, type RankRunOptions, type RankRunResult } from './runner.js';
 export { parseDamage, DAMAGE_KINDS, type DamageKind } from './check.js';
 export { formatHeader, formatRow, formatFooter, floatStr, formatG } from './format.js';

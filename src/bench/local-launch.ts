@@ -161,14 +161,20 @@ class FirstErrorOnly {
 
 /**
  * Node flags for each rank: this process's own (so `node --cpu-prof aifabric bench tcp --np 4`
- * profiles every rank), and 1 MiB young-generation semi-spaces unless the user set their size.
- * Under a long run's steady allocation V8 otherwise grows them towards 16 MiB each, and a rank's
- * RSS climbs by 20-28 MiB over minutes with no leak (bench/tcp-soak.mjs: +22-28 MiB between the
- * first and the fifth minute with V8's defaults, +3 MiB over 90 s with 1 MiB semi-spaces).
+ * profiles every rank), then two of ours unless the user chose otherwise:
+ * - 1 MiB young-generation semi-spaces. Under a long run's steady allocation V8 otherwise grows
+ *   them towards 16 MiB each, and a rank's RSS climbs by 20-28 MiB over minutes with no leak
+ *   (bench/tcp-soak.mjs: +22-28 MiB between the first and the fifth minute with V8's defaults,
+ *   +3 MiB over 90 s with 1 MiB semi-spaces).
+ * - `--single-threaded`: no V8 background threads (concurrent compilers and garbage collectors).
+ *   Each rank otherwise brings four, which take the cores the ranks' copies need: a 2-rank 1 MiB
+ *   all_reduce on the 2-core VM averaged 810 us with them and 460 us without, its 90th percentile
+ *   1.7 ms against 0.41 ms (docs/PERFORMANCE.md, run 6).
  */
 function rankNodeFlags(): string[] {
   const flags = [...process.execArgv];
   if (!flags.some((flag) => /^--(max-)?semi-space-size/.test(flag))) flags.push('--max-semi-space-size=1');
+  if (!flags.some((flag) => /^--(no-)?single-threaded$/.test(flag))) flags.push('--single-threaded');
   return flags;
 }
 

@@ -33,8 +33,8 @@ export async function alltoall(ctx: CollContext): Promise<void> {
       mesh.sendLink(to, j).send(elems(ctx, source, e0, e1));
     }
   }
-  await mesh.guard(finished.done);
-  await mesh.guard(mesh.flushed());
+  await mesh.until(finished);
+  await mesh.drained();
 }
 
 export async function sendrecv(ctx: CollContext): Promise<void> {
@@ -57,6 +57,6 @@ export async function sendrecv(ctx: CollContext): Promise<void> {
     const [e0, e1] = sliceRange(0, count, j, slices);
     mesh.sendLink(next, j).send(elems(ctx, source, e0, e1));
   }
-  await mesh.guard(finished.done);
-  await mesh.guard(mesh.flushed());
+  await mesh.until(finished);
+  await mesh.drained();
 }

@@ -69,6 +69,6 @@ export async function runRing(ctx: CollContext, schedule: RingSchedule): Promise
   // and send step 1 of that slice, which must not overtake step 0 on the socket.
   for (let j = 0; j < slices; j++) sendSlice(0, j);
   for (let j = 0; j < slices; j++) postRecv(0, j);
-  await ctx.mesh.guard(finished.done);
-  await ctx.mesh.guard(mesh.flushed());
+  await ctx.mesh.until(finished);
+  await mesh.drained();
 }

@@ -19,6 +19,7 @@ import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind
 import { interfaceAddress } from './interfaces.js';
 import { createSimdArena, type SimdArena } from './simd-reduce.js';
 import type { CollContext } from './coll-context.js';
+import type { ProgressMode } from './data-socket.js';
 import type { LaunchIdentity } from './launch-env.js';
 import type { BenchCell, BenchOp, BenchParams, BenchRow, RankInfo } from './types.js';
 
@@ -28,6 +29,8 @@ export interface RankRunOptions {
   ifname?: string;
   /** Bytes per pipelined slice (default 1 MiB). */
   sliceBytes?: number;
+  /** How data connections are serviced (default poll; AIFABRIC_BENCH_PROGRESS=events for libuv's callbacks). */
+  progress?: ProgressMode;
   /** Test hook: this rank damages its result in every check run, as a transport bug would. */
   damage?: { rank: number; kind: DamageKind };
   /** Called on rank 0 once all ranks are known, before any data moves (prints the header). */
@@ -100,7 +103,7 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
     if (identity.rank === 0) options.onPeers?.(peers);
 
     const ops = options.ops ?? [params.op];
-    mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS);
+    mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS, options.progress ?? 'poll');
     const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size);
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);

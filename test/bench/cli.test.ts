@@ -67,6 +67,15 @@ describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
     expect(parseNcclTests(run.stdout).facts.tests[0]!.rows[0]!.outOfPlace.wrong).toBeNull();
   });
 
+  it('AIFABRIC_BENCH_PROGRESS=events runs the libuv path, checked; an unknown mode exits 2 before any rank starts', async () => {
+    const events = await runCli(['bench', 'tcp', '--np', '3', '--op', 'all_reduce', '-c', '1', ...small], { env: { AIFABRIC_BENCH_PROGRESS: 'events' } });
+    expect(events.code).toBe(0);
+    expect(parseNcclTests(events.stdout).facts.tests[0]!.rows.every((row) => row.outOfPlace.wrong === 0 && row.inPlace.wrong === 0)).toBe(true);
+    const bad = await runCli(['bench', 'tcp', '--np', '2', ...small], { env: { AIFABRIC_BENCH_PROGRESS: 'spin' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe('aifabric: AIFABRIC_BENCH_PROGRESS=spin: expected one of poll, events');
+  });
+
   it('rejects a bad flag value with exit 2', async () => {
     const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'allreduce']);
     expect(run.code).toBe(2);

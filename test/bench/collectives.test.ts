@@ -31,6 +31,19 @@ describe.each(BENCH_OPS)('%s', (op) => {
   });
 });
 
+// The same sweep over libuv's callbacks (AIFABRIC_BENCH_PROGRESS=events), the path poll mode
+// falls back to where a socket's descriptor cannot be had.
+describe.each(BENCH_OPS)('%s, events mode', (op) => {
+  it.each(cases.filter((c) => c.nranks === 3 && c.redOp !== 'min').slice(0, 3))('$nranks ranks, $dataType $redOp, $sockets sockets: every element right', async ({ nranks, dataType, redOp, sockets }) => {
+    const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
+    const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress: 'events' });
+    for (const row of results[0]!.rows) {
+      expect(row.outOfPlace.wrong).toBe(0);
+      expect(row.inPlace.wrong).toBe(0);
+    }
+  });
+});
+
 describe('-c 1 catches corruption', () => {
   it('counts the damaged element in #wrong and out-of-bounds', async () => {
     const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { damage: { rank: 1, kind: 'add' } });

@@ -82,7 +82,7 @@ export const baseParams: BenchParams = {
 export async function runInProcess(
   nranks: number,
   params: BenchParams,
-  extra: Pick<RankRunOptions, 'sliceBytes' | 'damage'> = {},
+  extra: Pick<RankRunOptions, 'sliceBytes' | 'damage' | 'progress'> = {},
 ): Promise<RankRunResult[]> {
   const port = await freeLoopbackPort();
   return Promise.all(

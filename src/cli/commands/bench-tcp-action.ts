@@ -15,6 +15,7 @@ import {
   interfaceAddress,
   launchLocal,
   parseDamage,
+  parseProgressMode,
   runBenchRank,
   type BenchOp,
   type BenchParams,
@@ -66,6 +67,8 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     throw new UsageError('-N 0 runs until interrupted and prints the table as it goes; --json, --out and --save need a finite -N');
   }
   const ops = options.op;
+  // Read before any rank starts, so a bad value is one message, not one per rank.
+  const progress = parseProgressMode(process.env.AIFABRIC_BENCH_PROGRESS);
   if (options.np !== undefined) {
     if (options.root >= options.np && ops.some((op) => op === 'broadcast' || op === 'reduce')) {
       throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
@@ -102,6 +105,7 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
   const sliceText = process.env.AIFABRIC_BENCH_SLICE;
   const run = await runBenchRank({
     ...(sliceText ? { sliceBytes: sizeArg('AIFABRIC_BENCH_SLICE')(sliceText) } : {}),
+    ...(progress ? { progress } : {}),
     params,
     identity,
     ...(options.ifname ? { ifname: options.ifname } : {}),
