@@ -7,7 +7,7 @@
  * 2. leaf uplink: every failing pair crosses between leaves, one leaf is common to all of them and at
  *    least two of its hosts are involved (so it is not one host), and no single-host run of that
  *    leaf failed: `{ kind: 'link', id: 'leafN-uplink' }`, no node blamed;
- * 3. node: a host whose single-host run failed, or that fails with more than half of its partners
+ * 3. node: a host whose own run failed (preflight, or a group-testing run beside passing hosts), or that fails with more than half of its partners
  *    (at least two) while most of those partners do fine with everyone else;
  * 4. link: a failing pair whose two hosts are otherwise fine: `a~b`;
  * 5. fabric: whatever failing pairs remain, which share no node: the cut between the leaves they
@@ -152,7 +152,7 @@ function nodeCulprits(pairs: readonly Outcome[], hosts: readonly Outcome[], ledg
     const mine = pairsOf(host);
     const bad = mine.filter((p) => isBad(p.verdict));
     const lead: string[] = [];
-    if (stageBad.has(host)) lead.push(`its single-host run failed`);
+    if (stageBad.has(host)) lead.push(`a run of its own failed (preflight, or group testing beside hosts that pass)`);
     if (bad.length > 0) lead.push(`failed with ${bad.length} of ${mine.length} partners`);
     const own = hosts.filter((o) => o.kind === 'host' && o.host === host);
     ledger.blame('node', host, [...own, ...bad], lead);

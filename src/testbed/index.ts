@@ -1,7 +1,8 @@
 /** The emulated multi-host fabric in network namespaces: the public surface of testbed/. */
 export { testbedUp, validateSpec, type TestbedSpec, type TestbedInfo } from './up.js';
 export { testbedDown, type DownResult } from './down.js';
-export { testbedRun, type TestbedRunResult } from './run.js';
+export { completeTestbed, testbedRun, type TestbedRunResult } from './run.js';
+export { execOnHost, hostArgv, type HostExecResult } from './host-exec.js';
 export { mpirunArgv, testbedMpirun, type MpirunOptions } from './mpirun.js';
 export { testbedFault, type FaultResult } from './fault.js';
 export { testbedStatus, type StatusResult } from './status.js';
@@ -14,6 +15,7 @@ export {
   leafOf,
   switchNamespace,
   uplinkName,
+  validateName as validateTestbedName,
   TESTBED_MASTER_PORT,
 } from './names.js';
 export {
@@ -31,5 +33,5 @@ export {
   type LeafFault,
 } from './faults.js';
 export { readState, stateDir, type TestbedState } from './state.js';
-export { listNamespaces } from './exec.js';
+export { listNamespaces, requireNamespaces } from './exec.js';
 export { createCpuCgroup, findCpuController, type CpuController } from './cgroup.js';

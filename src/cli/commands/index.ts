@@ -13,6 +13,7 @@ import { registerServe } from './serve.js';
 import { registerSim } from './sim.js';
 import { registerCheck } from './check.js';
 import { registerTrace } from './trace.js';
+import { registerAccept } from './accept.js';
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -24,7 +25,7 @@ export const commandRegistrations: RegisterCommand[] = [
   registerScale,
   registerExplain,
   registerPresets,
-  registerParse, registerCheck, registerTrace, registerBench, registerTestbed,
+  registerParse, registerCheck, registerTrace, registerBench, registerTestbed, registerAccept,
   registerRuns,
   registerReport,
   registerServe,

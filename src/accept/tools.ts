@@ -1,0 +1,69 @@
+/**
+ * The tool adapters `accept` runs for real here (issue 11, "Tool adapters"): the argv of each run,
+ * built as an array (never a shell string), and what its output says. iperf3 (3.x, `-J`: the
+ * fields read are `end.sum_received.bits_per_second`, `end.sum_sent.bytes` and
+ * `end.sum_sent.retransmits`, as iperf3's src/iperf_api.c writes them) for host pairs, and
+ * `aifabric bench tcp --json` (this project's result envelope) for collectives over a set of hosts.
+ */
+
+/** Ethernet goodput of one TCP stream at MTU 1500 with timestamps: 1448 payload bytes per 1514-byte frame (the shaper counts frames from the MAC header on). */
+export const TCP_GOODPUT_1500 = 1448 / 1514;
+
+export function iperf3ServerArgv(bindAddress: string, port: number): string[] {
+  return ['iperf3', '-s', '-1', '-B', bindAddress, '-p', String(port)];
+}
+
+export function iperf3ClientArgv(server: string, bindAddress: string, port: number, seconds: number): string[] {
+  return ['iperf3', '-c', server, '-B', bindAddress, '-p', String(port), '-t', String(seconds), '-J'];
+}
+
+export interface Iperf3Figures {
+  /** Received rate, Gb/s. */
+  rateGbps: number;
+  bytes: number;
+  retransmits: number | null;
+}
+
+/** The figures of an iperf3 `-J` client run, or a one-line reason it has none. */
+export function readIperf3Json(stdout: string): Iperf3Figures | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    return 'iperf3 printed no JSON';
+  }
+  const root = parsed as { error?: unknown; end?: { sum_received?: { bits_per_second?: unknown }; sum_sent?: { bytes?: unknown; retransmits?: unknown } } };
+  if (typeof root.error === 'string') return `iperf3: ${root.error}`;
+  const bps = root.end?.sum_received?.bits_per_second;
+  if (typeof bps !== 'number' || !Number.isFinite(bps)) return 'iperf3 JSON without end.sum_received.bits_per_second';
+  const bytes = root.end?.sum_sent?.bytes;
+  const retransmits = root.end?.sum_sent?.retransmits;
+  return { rateGbps: bps / 1e9, bytes: typeof bytes === 'number' ? bytes : 0, retransmits: typeof retransmits === 'number' ? retransmits : null };
+}
+
+/** `aifabric bench tcp` all_reduce over the ranks the launcher starts, checked (`-c 1`), as JSON. */
+export function benchTcpArgv(benchCommand: readonly string[], sizeBytes: number, iters: number, timeoutS: number): string[] {
+  return [...benchCommand, 'bench', 'tcp', '--op', 'all_reduce', '-b', String(sizeBytes), '-e', String(sizeBytes), '-n', String(iters), '-w', '2', '-c', '1', '--timeout', String(timeoutS), '--json'];
+}
+
+export interface BenchTcpFigures {
+  busbwGBps: number;
+  wrong: number;
+}
+
+/** Rank 0's `bench tcp --json` envelope: the out-of-place busbw of its one row and the #wrong of both. */
+export function readBenchTcpJson(stdout: string): BenchTcpFigures | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    return 'bench tcp printed no JSON';
+  }
+  const rows = (parsed as { metrics?: { rows?: unknown } }).metrics?.rows;
+  if (!Array.isArray(rows) || rows.length === 0) return 'bench tcp JSON without rows';
+  const row = rows[0] as { outOfPlace?: { busbwGBps?: unknown; wrong?: unknown }; inPlace?: { wrong?: unknown } };
+  const busbw = row.outOfPlace?.busbwGBps;
+  if (typeof busbw !== 'number') return 'bench tcp row without busbwGBps';
+  const wrong = [row.outOfPlace?.wrong, row.inPlace?.wrong].reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
+  return { busbwGBps: busbw, wrong };
+}

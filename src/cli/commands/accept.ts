@@ -1,0 +1,45 @@
+/**
+ * `aifabric accept --testbed NAME [--tools iperf3,bench-tcp] [--stages ...] [--pairing circle|random]
+ * [--seed N] [--budget 600s] [--iperf-seconds S] [--json] [--out FILE] [--junit FILE] [--save]`:
+ * run the acceptance stages across the hosts, judge every result against the expectation and the
+ * fleet, and name the bad node, link or fabric. Exit 0 with no culprit, 1 with an error culprit,
+ * 2 for bad input, 3 when no host answers or the budget ran out before localisation.
+ */
+import { Command } from '@commander-js/extra-typings';
+import { parseDuration } from '../../core/units.js';
+import { UsageError } from '../../core/errors.js';
+import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg } from '../options.js';
+import { addStoreOptions } from '../store-options.js';
+
+export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp'] as const;
+export const ACCEPT_STAGES = ['preflight', 'pairs', 'full', 'groups'] as const;
+
+function subsetArg<T extends string>(flag: string, choices: readonly T[]) {
+  return (value: string): T[] => {
+    const items = listArg(value);
+    const bad = items.find((item) => !(choices as readonly string[]).includes(item));
+    if (bad !== undefined || items.length === 0) throw new UsageError(`invalid value for ${flag}: "${bad ?? value}" (expected a comma-separated list of ${choices.join(', ')})`);
+    return [...new Set(items)] as T[];
+  };
+}
+
+export function registerAccept(program: Command): void {
+  const command = program
+    .command('accept')
+    .description('acceptance across a set of hosts: iperf3 between every pair, a checked bench tcp all_reduce over all of them, group testing on what fails; names the bad node, link or fabric')
+    .requiredOption('--testbed <name>', 'the hosts of this namespace testbed (`aifabric testbed up`), each run through `ip netns exec`')
+    .option('--tools <list>', `tools to run (${ACCEPT_TOOLS.join(', ')})`, subsetArg('--tools', ACCEPT_TOOLS), [...ACCEPT_TOOLS])
+    .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
+    .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
+    .option('--seed <n>', 'seed of the random pairings', nonNegativeIntArg('--seed'), 1)
+    .option('--budget <duration>', 'wall-clock budget: no new run starts after it (e.g. 600s, 10m is not a unit: use 600s)', (value) => parseDuration(value, '--budget'), 600)
+    .option('--iperf-seconds <s>', 'length of each iperf3 run', positiveIntArg('--iperf-seconds', { max: 60 }), 3)
+    .option('--concurrency <n>', 'pairs stage: at most N pairs at once (default: all pairs of a round, which share no host)', positiveIntArg('--concurrency'))
+    .option('--json', 'print the result envelope as JSON')
+    .option('--out <file>', 'also write the JSON result to FILE')
+    .option('--junit <file>', 'also write the culprits as JUnit XML (for CI)');
+  addStoreOptions(command).action(async (options) => {
+    const { runAcceptCommand } = await import('./accept-action.js');
+    await runAcceptCommand(options);
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * `aifabric accept --testbed` end to end on a real namespace testbed (root, iproute2 and iperf3;
+ * CI has them): 9 hosts under 3 leaves at 100 Mbit/s, where one iperf3 stream reaches the port
+ * rate on this machine, so the links are measured, not the cores.
+ * - healthy: no culprit, exit 0, every stage's run count in the JSON;
+ * - one host at a quarter of the port rate: that node first, with its pairs as evidence (two pairs
+ *   at a time: with a slow port on the testbed, four concurrent pairs of a round slowed the healthy
+ *   ones to 60-75% of the port rate, two to 73-92%, which widened the fleet's spread until the slow
+ *   host's pairs sat at the z threshold);
+ * - one host with MTU 1400: that node, the evidence naming the MTU;
+ * - bad input and a testbed that does not exist: exit 2 and 3 with one line.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testbedDown } from '../../src/testbed/index.js';
+import { haveCli, runCli, which } from '../bench/helpers.js';
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const canRun = haveCli && isRoot && which('ip') && which('tc') && which('iperf3') && spawnSync('ip', ['netns', 'list']).status === 0;
+if (!canRun) console.log('skipping accept --testbed tests: they need root, iproute2 and iperf3 (CI has them)');
+
+const base = `ac${process.pid % 10000}`;
+const made: string[] = [];
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'accept-test-'));
+
+async function up(name: string, faults: string[] = []): Promise<void> {
+  made.push(name);
+  const run = await runCli(['testbed', 'up', '--name', name, '--hosts', '9', '--leaves', '3', '--rate', '100mbit', '--uplink-rate', '1gbit', '--buffer', '512K', ...faults.flatMap((f) => ['--fault', f])], { timeoutMs: 120_000 });
+  if (run.code !== 0) throw new Error(`testbed up ${name}: ${run.stderr}`);
+}
+
+interface Culprit {
+  kind: string;
+  id: string;
+  severity: string;
+  evidence: string[];
+}
+
+afterAll(async () => {
+  for (const name of made) await testbedDown(name).catch(() => undefined);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe.skipIf(!canRun)('accept --testbed', () => {
+  it('a healthy testbed: no culprit, exit 0, runs counted per stage, JUnit written', async () => {
+    const name = `${base}a`;
+    await up(name);
+    const junit = path.join(tmp, 'accept.xml');
+    const run = await runCli(['accept', '--testbed', name, '--iperf-seconds', '2', '--json', '--junit', junit], { timeoutMs: 300_000 });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { kind: string; metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[]; runs: { stage: string; verdict: string }[] }; findings: { ruleId: string }[] };
+    expect(result.kind).toBe('accept');
+    expect(result.metrics.culprits).toEqual([]);
+    expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'pairs', 'full']);
+    // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once.
+    expect(result.metrics.stages.find((stage) => stage.name === 'pairs')?.runs).toBe(36);
+    expect(result.metrics.runs.filter((r) => r.stage === 'pairs' && r.verdict === 'pass')).toHaveLength(36);
+    expect(result.findings.map((finding) => finding.ruleId)).toEqual(['accept.pass']);
+    expect(readFileSync(junit, 'utf8')).toContain('<testcase name="accept.pass" classname="aifabric.check.accept"');
+  }, 320_000);
+
+  it('one host at a quarter of the port rate is the first culprit, a node, with its pairs as evidence', async () => {
+    const name = `${base}r`;
+    await up(name, ['h5:rate=25mbit']);
+    const run = await runCli(['accept', '--testbed', name, '--tools', 'iperf3', '--stages', 'preflight,pairs', '--iperf-seconds', '2', '--concurrency', '2', '--json'], { timeoutMs: 300_000 });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] }; findings: { ruleId: string; host?: string }[] };
+    const [first] = result.metrics.culprits;
+    expect(first).toMatchObject({ kind: 'node', id: `${name}-h5`, severity: 'error' });
+    expect(first!.evidence[0]).toMatch(/^failed with [78] of 8 partners$/);
+    expect(first!.evidence.join('\n')).toMatch(/of the expected/);
+    expect(result.findings[0]).toMatchObject({ ruleId: 'accept.node', host: `${name}-h5` });
+  }, 320_000);
+
+  it('one host with MTU 1400: that node, the evidence naming the MTU (preflight alone)', async () => {
+    const name = `${base}m`;
+    await up(name, ['h2:mtu=1400']);
+    const run = await runCli(['accept', '--testbed', name, '--stages', 'preflight', '--json'], { timeoutMs: 120_000 });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] } };
+    expect(result.metrics.culprits).toHaveLength(1);
+    expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: `${name}-h2`, severity: 'error' });
+    expect(result.metrics.culprits[0]!.evidence.join('\n')).toContain('MTU 1400 (eth0 1400) where the other hosts have 1500');
+  }, 150_000);
+});
+
+describe.skipIf(!haveCli)('accept: bad input and a missing testbed', () => {
+  it('no --testbed, an unknown tool: exit 2 with one line', async () => {
+    const none = await runCli(['accept']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--testbed');
+    const tool = await runCli(['accept', '--testbed', 'x', '--tools', 'iperf3,nccl']);
+    expect(tool.code).toBe(2);
+    expect(tool.stderr.split('\n')[0]).toBe('aifabric: invalid value for --tools: "nccl" (expected a comma-separated list of iperf3, bench-tcp)');
+  });
+
+  it.skipIf(!canRun)('a testbed that does not exist: exit 3 naming it', async () => {
+    const run = await runCli(['accept', '--testbed', `${base}none`]);
+    expect(run.code).toBe(3);
+    expect(run.stderr.split('\n')[0]).toContain(`testbed "${base}none" does not exist`);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * runAcceptance with a scripted launcher (no namespaces needed): every argv it builds, the figures
+ * it reads from iperf3 `-J` and `bench tcp --json` output, and the culprits it draws from them.
+ * The scripted hosts behave like the testbed's: a slow host's pairs run at a quarter of the rate,
+ * a lossy host's sender retransmits, a collective over a set holding a slow host is slow.
+ */
+import { describe, expect, it } from 'vitest';
+import { interfaceMtus, readBenchTcpJson, readIperf3Json, runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+
+interface Scenario {
+  slow?: string;
+  lossy?: string;
+  mtu?: Record<string, number>;
+  deadTool?: string;
+}
+
+const RATE_BPS = 100e6;
+
+function fakeLauncher(n: number, scenario: Scenario, log: string[][]): AcceptLauncher {
+  const hosts = Array.from({ length: n }, (_, k) => ({ name: `t-h${k}`, address: `10.99.0.${k + 1}` }));
+  const byAddress = new Map(hosts.map((host) => [host.address, host.name]));
+  const ok = (stdout: string): LaunchResult => ({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
+  return {
+    label: 'scripted',
+    hosts,
+    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
+    exec: async (host, command, options) => {
+      const name = hosts[host]!.name;
+      log.push([name, ...command, ...(options.env?.RANK !== undefined ? [`RANK=${options.env.RANK}`, `WORLD_SIZE=${options.env.WORLD_SIZE}`] : [])]);
+      if (command[0] === 'ip') return ok(JSON.stringify([{ ifname: 'lo', mtu: 65536, link_type: 'loopback', flags: ['UP'] }, { ifname: 'eth0', mtu: scenario.mtu?.[name] ?? 1500, link_type: 'ether', flags: ['UP', 'LOWER_UP'] }]));
+      if (command.includes('--version')) return scenario.deadTool === name ? { exitCode: 127, stdout: '', stderr: 'not found', timedOut: false, wallS: 0 } : ok('v');
+      if (command[0] === 'iperf3' && command[1] === '-s') return ok('');
+      if (command[0] === 'iperf3') {
+        const peer = byAddress.get(command[2]!)!;
+        const involved = [name, peer];
+        const bps = involved.includes(scenario.slow ?? '') ? RATE_BPS * 0.24 : RATE_BPS * (0.95 + 0.004 * (host % 3));
+        const bytes = (bps / 8) * 2;
+        const retransmits = involved.includes(scenario.lossy ?? '') ? Math.round((bytes / 1e6) * 7) : 0;
+        return ok(JSON.stringify({ end: { sum_sent: { bytes, retransmits }, sum_received: { bits_per_second: bps } } }));
+      }
+      // bench tcp: rank 0 prints the envelope.
+      const size = Number(options.env?.WORLD_SIZE);
+      if (options.env?.RANK !== '0') return ok('');
+      // Every rank of the run is started in one synchronous loop: after a tick all are logged.
+      await Promise.resolve();
+      const set = log.filter((entry) => entry.includes('bench')).slice(-size).map((entry) => entry[0]);
+      const slow = set.includes(scenario.slow ?? '');
+      const busbw = ((RATE_BPS * 0.95) / 8 / 1e9) * (slow ? 0.25 : 0.85);
+      return ok(JSON.stringify({ kind: 'bench.tcp', metrics: { rows: [{ outOfPlace: { busbwGBps: busbw, wrong: 0 }, inPlace: { busbwGBps: busbw, wrong: 0 } }] } }));
+    },
+  };
+}
+
+const options = { tools: ['iperf3', 'bench-tcp'] as ('iperf3' | 'bench-tcp')[], stages: ['preflight', 'pairs', 'full', 'groups'] as ('preflight' | 'pairs' | 'full' | 'groups')[], pairing: 'circle' as const, seed: 1, budgetS: 600, iperfSeconds: 2, benchCommand: ['aifabric'] };
+
+describe('runAcceptance, scripted hosts', () => {
+  it('a healthy fleet: no culprit, every pair once, one full run, the argv of each tool', async () => {
+    const log: string[][] = [];
+    const result = await runAcceptance(fakeLauncher(6, {}, log), { portRateBps: RATE_BPS }, options);
+    expect(result.kind).toBe('accept');
+    expect(result.metrics.culprits).toEqual([]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 18 }, { name: 'pairs', runs: 15 }, { name: 'full', runs: 1 }]);
+    const client = log.find((entry) => entry[1] === 'iperf3' && entry[2] === '-c')!;
+    expect(client.slice(1)).toEqual(['iperf3', '-c', expect.stringMatching(/^10\.99\.0\.\d$/), '-B', expect.stringMatching(/^10\.99\.0\.\d$/), '-p', expect.stringMatching(/^\d+$/), '-t', '2', '-J']);
+    const bench = log.find((entry) => entry.includes('bench'))!;
+    expect(bench.slice(1, 20)).toEqual(['aifabric', 'bench', 'tcp', '--op', 'all_reduce', '-b', '1048576', '-e', '1048576', '-n', expect.stringMatching(/^\d+$/), '-w', '2', '-c', '1', '--timeout', expect.stringMatching(/^\d+$/), '--json', 'RANK=0']);
+    expect(result.findings?.map((f) => f.ruleId)).toEqual(['accept.pass']);
+  });
+
+  it('a slow host: node first from its pairs, and group testing finds it in at most 2 ceil(log2 N) runs', async () => {
+    const log: string[][] = [];
+    const result = await runAcceptance(fakeLauncher(8, { slow: 't-h5' }, log), { portRateBps: RATE_BPS }, options);
+    expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: 't-h5', severity: 'error' });
+    expect(result.metrics.culprits).toHaveLength(1);
+    const groups = result.metrics.stages.find((stage) => stage.name === 'groups');
+    expect(groups?.runs).toBeGreaterThan(0);
+    expect(groups!.runs).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(8)));
+    expect(result.findings?.[0]).toMatchObject({ ruleId: 'accept.node', host: 't-h5', family: 'accept' });
+  });
+
+  it('a lossy host: node, with the retransmissions as evidence', async () => {
+    const result = await runAcceptance(fakeLauncher(6, { lossy: 't-h2' }, []), { portRateBps: RATE_BPS }, { ...options, tools: ['iperf3'] });
+    expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: 't-h2' });
+    expect(result.metrics.culprits[0]!.evidence.join('\n')).toMatch(/retransmitted segments \(7\.0 per MB sent/);
+  });
+
+  it('preflight: an odd MTU and a missing tool are the hosts\' own failures', async () => {
+    const result = await runAcceptance(fakeLauncher(5, { mtu: { 't-h1': 1400 }, deadTool: 't-h3' }, []), { portRateBps: RATE_BPS }, { ...options, stages: ['preflight'] });
+    const ids = result.metrics.culprits.map((culprit) => culprit.id).sort();
+    expect(ids).toEqual(['t-h1', 't-h3']);
+    const evidence = result.metrics.culprits.flatMap((culprit) => culprit.evidence).join('\n');
+    expect(evidence).toContain('MTU 1400 (eth0 1400) where the other hosts have 1500');
+    expect(evidence).toContain('missing iperf3');
+  });
+});
+
+describe('tool output readers', () => {
+  it('iperf3 -J: rate, bytes, retransmits; its error field; not JSON', () => {
+    expect(readIperf3Json(JSON.stringify({ end: { sum_sent: { bytes: 2e6, retransmits: 3 }, sum_received: { bits_per_second: 9.5e7 } } }))).toEqual({ rateGbps: 0.095, bytes: 2e6, retransmits: 3 });
+    expect(readIperf3Json(JSON.stringify({ error: 'unable to connect to server: Connection refused' }))).toBe('iperf3: unable to connect to server: Connection refused');
+    expect(readIperf3Json('iperf3: error')).toBe('iperf3 printed no JSON');
+  });
+
+  it('bench tcp --json: busbw of the row, #wrong of both columns', () => {
+    expect(readBenchTcpJson(JSON.stringify({ metrics: { rows: [{ outOfPlace: { busbwGBps: 0.5, wrong: 2 }, inPlace: { wrong: 1 } }] } }))).toEqual({ busbwGBps: 0.5, wrong: 3 });
+    expect(readBenchTcpJson('{}')).toBe('bench tcp JSON without rows');
+  });
+
+  it('ip -j link show: MTU of interfaces that are up, loopback left out', () => {
+    expect(interfaceMtus(JSON.stringify([{ ifname: 'lo', mtu: 65536, link_type: 'loopback', flags: ['UP'] }, { ifname: 'eth0', mtu: 9000, link_type: 'ether', flags: ['UP'] }, { ifname: 'eth1', mtu: 1500, link_type: 'ether', flags: [] }]))).toEqual([{ ifname: 'eth0', mtu: 9000 }]);
+  });
+});
