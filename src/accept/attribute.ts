@@ -152,7 +152,7 @@ function nodeCulprits(pairs: readonly Outcome[], hosts: readonly Outcome[], ledg
     const mine = pairsOf(host);
     const bad = mine.filter((p) => isBad(p.verdict));
     const lead: string[] = [];
-    if (stageBad.has(host)) lead.push(`a run of its own failed (preflight, or group testing beside hosts that pass)`);
+    if (stageBad.has(host)) lead.push(`its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)`);
     if (bad.length > 0) lead.push(`failed with ${bad.length} of ${mine.length} partners`);
     const own = hosts.filter((o) => o.kind === 'host' && o.host === host);
     ledger.blame('node', host, [...own, ...bad], lead);

@@ -262,6 +262,31 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       const rate = result.run.measured !== null ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected` : 'no rate';
       pairOutcomes.push({ a, b, verdict, argv: result.run.argv, detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
     });
+    judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
+  };
+
+  /**
+   * Each host's median share over its pairs, judged against the other hosts' (the same rule: below
+   * slowFraction and a robust z-score beyond the threshold). One pair's share moves with whatever
+   * else the machine does; the median over a host's N-1 pairs hardly does, so a slow host stands out
+   * here even when a busy machine spreads the pairs too widely for any one pair's z-score.
+   */
+  const judgeHosts = (shares: { hosts: [string, string]; share: number | null; argv: string[] }[]): void => {
+    const perHost = names.filter((name) => !unreachable.has(name)).map((host) => {
+      const mine = shares.filter((s) => s.hosts.includes(host) && s.share !== null);
+      return { host, median: mine.length > 0 ? median(mine.map((s) => s.share!)) : null, pairs: mine.length, argv: mine.find((s) => s.share === Math.min(...mine.map((m) => m.share!)))?.argv ?? [] };
+    });
+    const judged = judgeResults(perHost.map((h) => ({ id: h.host, measured: h.median, expected: 1 })), options.judge);
+    judged.forEach((judgement, k) => {
+      const host = perHost[k]!;
+      if (judgement.verdict !== 'slow' || host.median === null) return;
+      hostOutcomes.push({
+        host: host.host,
+        verdict: 'slow',
+        argv: host.argv,
+        detail: `median share of the expected rate over its ${host.pairs} pairs ${(host.median * 100).toFixed(0)}%, the hosts' median ${((judgement.fleetMedian ?? 0) * 100).toFixed(0)}% (robust z-score ${(judgement.zScore ?? 0).toFixed(1)})`,
+      });
+    });
   };
 
   /** One bench tcp all_reduce over `set`; pass when it is correct and at least slowFraction of the expectation. */

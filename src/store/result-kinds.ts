@@ -7,6 +7,7 @@ import { InputError } from '../core/errors.js';
 
 /** Every kind an aifabric command writes (src/ `makeResult` calls); saved kinds are added at run time. */
 export const KNOWN_RESULT_KINDS: readonly string[] = [
+  'accept',
   'bench.tcp',
   'check',
   'collective',

@@ -71,8 +71,7 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] }; findings: { ruleId: string; host?: string }[] };
     const [first] = result.metrics.culprits;
     expect(first).toMatchObject({ kind: 'node', id: `${name}-h5`, severity: 'error' });
-    expect(first!.evidence[0]).toMatch(/^failed with [78] of 8 partners$/);
-    expect(first!.evidence.join('\n')).toMatch(/of the expected/);
+    expect(first!.evidence.join('\n')).toMatch(/median share of the expected rate over its 8 pairs (1|2)\d%/);
     expect(result.findings[0]).toMatchObject({ ruleId: 'accept.node', host: `${name}-h5` });
   }, 320_000);
 

@@ -84,7 +84,7 @@ describe('attributeCulprits', () => {
     const culprits = attributeCulprits({ pairs: circle(() => 'pass'), hosts });
     expect(culprits).toHaveLength(1);
     expect(culprits[0]).toMatchObject({ kind: 'node', id: 'h3', reproduce: 'all_reduce_perf -g 1 --host h3' });
-    expect(culprits[0]?.evidence).toEqual(['a run of its own failed (preflight, or group testing beside hosts that pass)', 'host h3 fail: transport fell back to NET/Socket']);
+    expect(culprits[0]?.evidence).toEqual(['its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)', 'host h3 fail: transport fell back to NET/Socket']);
   });
 
   it('blames a rail that fails on every node while the other rail passes', () => {

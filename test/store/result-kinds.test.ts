@@ -41,6 +41,6 @@ describe('result kinds for filters', () => {
     }
     expect(error).toBeInstanceOf(AifabricError);
     expect((error as AifabricError).exitCode).toBe(2);
-    expect((error as AifabricError).message).toMatch(/^unknown kind "bench_tcp" \(known kinds: bench\.tcp, check, .*mystery-kind.*\)$/);
+    expect((error as AifabricError).message).toMatch(/^unknown kind "bench_tcp" \(known kinds: accept, bench\.tcp, check, .*mystery-kind.*\)$/);
   });
 });
