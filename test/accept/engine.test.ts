@@ -110,3 +110,17 @@ describe('tool output readers', () => {
     expect(interfaceMtus(JSON.stringify([{ ifname: 'lo', mtu: 65536, link_type: 'loopback', flags: ['UP'] }, { ifname: 'eth0', mtu: 9000, link_type: 'ether', flags: ['UP'] }, { ifname: 'eth1', mtu: 1500, link_type: 'ether', flags: [] }]))).toEqual([{ ifname: 'eth0', mtu: 9000 }]);
   });
 });
+
+describe('the text table', () => {
+  it('names the stages, lists only the runs that did not pass, then the culprits with evidence and reproducer', async () => {
+    const { renderAcceptText } = await import('../../src/cli/render/accept-text.js');
+    const result = await runAcceptance(fakeLauncher(6, { slow: 't-h4' }, []), { portRateBps: RATE_BPS }, { ...options, tools: ['iperf3'], stages: ['preflight', 'pairs'] });
+    const text = renderAcceptText(result);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe('aifabric accept: scripted, 6 hosts; preflight 12 runs, pairs 15 runs');
+    expect(lines[1]).toBe('21 runs, 5 not passing');
+    expect(text).toContain('1. error node t-h4 (score 1.00)');
+    expect(text).toMatch(/\n {3}reproduce: on t-h\d iperf3 -c 10\.99\.0\.\d+ /);
+    expect(lines.filter((line) => /^pairs +iperf3 +t-h\d,t-h\d/.test(line)).every((line) => line.includes('t-h4') && line.endsWith('slow'))).toBe(true);
+  });
+});
