@@ -32,7 +32,7 @@ export function registerAccept(program: Command): void {
     .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
     .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
     .option('--seed <n>', 'seed of the random pairings', nonNegativeIntArg('--seed'), 1)
-    .option('--budget <duration>', 'wall-clock budget: no new run starts after it (e.g. 600s, 10m is not a unit: use 600s)', (value) => parseDuration(value, '--budget'), 600)
+    .option('--budget <duration>', 'wall-clock budget with its unit (600s, 1500ms): no new run starts after it', (value) => parseDuration(value, '--budget'), 600)
     .option('--iperf-seconds <s>', 'length of each iperf3 run', positiveIntArg('--iperf-seconds', { max: 60 }), 3)
     .option('--concurrency <n>', 'pairs stage: at most N pairs at once (default: all pairs of a round, which share no host)', positiveIntArg('--concurrency'))
     .option('--json', 'print the result envelope as JSON')
