@@ -11,9 +11,10 @@
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
-//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events]
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-hd]
 // --with-events adds ours with AIFABRIC_BENCH_PROGRESS=events (libuv's callbacks instead of the polling
-// progress engine) to the interleave, as its own column.
+// progress engine) to the interleave, as its own column; --with-hd adds ours with
+// --algo halving-doubling (Open MPI's default algorithm at these sizes) on power-of-two rank counts.
 // With --testbed NAME both run under `aifabric testbed mpirun` (real Open MPI, one rank per emulated host of
 // that testbed, traffic over its shaped ports); the sendrecv-vs-iperf3 part is then left out.
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,6 +30,7 @@ const warmup = arg('warmup', '2');
 const maxSize = arg('max', '64M');
 const asJson = process.argv.includes('--json');
 const withEvents = process.argv.includes('--with-events');
+const withHd = process.argv.includes('--with-hd');
 // --testbed NAME: run on a testbed made by `aifabric testbed up` (one rank per emulated host); no iperf3 part.
 const testbed = arg('testbed', '');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -58,8 +60,8 @@ function onTestbed(np, program, env = {}) {
   return spawnSync(process.execPath, [cli, 'testbed', 'mpirun', '--name', testbed, '--np', String(np), '--', ...program], { encoding: 'utf8', timeout: 900_000, env: { ...process.env, ...env } });
 }
 
-function ours(op, np, progress = 'poll') {
-  const sweep = ['-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--json'];
+function ours(op, np, progress = 'poll', algo = 'ring') {
+  const sweep = ['-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--algo', algo, '--json'];
   const env = { ...process.env, AIFABRIC_BENCH_PROGRESS: progress };
   const run = testbed
     ? onTestbed(np, [process.execPath, cli, 'bench', 'tcp', '--op', op, ...sweep], { AIFABRIC_BENCH_PROGRESS: progress })
@@ -103,10 +105,13 @@ for (const np of rankCounts) {
   const theirs = [];
   const theirRing = [];
   const mineEvents = [];
+  const mineHd = [];
   for (let r = 0; r < repeat; r++) {
     // Interleaved, rotating which goes first, so drift in machine load hits all alike.
     const runs = [() => mine.push(ours('all_reduce', np)), () => theirs.push(openMpi(np)), () => theirRing.push(openMpi(np, 4))];
     if (withEvents) runs.push(() => mineEvents.push(ours('all_reduce', np, 'events')));
+    const hd = withHd && (np & (np - 1)) === 0;
+    if (hd) runs.push(() => mineHd.push(ours('all_reduce', np, 'poll', 'halving-doubling')));
     for (let k = 0; k < runs.length; k++) runs[(k + r) % runs.length]();
     log(`all_reduce np=${np} run ${r + 1}/${repeat} done (${Math.round((Date.now() - started) / 1000)} s)`);
   }
@@ -117,7 +122,8 @@ for (const np of rankCounts) {
     const mpiIn = median(theirs.map((rows) => rows.get(size)?.[1] ?? NaN));
     const ringOut = median(theirRing.map((rows) => rows.get(size)?.[0] ?? NaN));
     const eventsOut = withEvents ? median(mineEvents.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
-    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}) });
+    const oursHdOut = mineHd.length > 0 ? median(mineHd.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
+    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}), ...(withHd ? { oursHdBusbwGBps: oursHdOut, oursHdRatio: oursHdOut / mpiOut } : {}) });
   }
 }
 
@@ -143,9 +149,9 @@ if (asJson) {
 } else {
   const where = testbed ? `on testbed ${testbed}'s eth0, one rank per emulated host` : 'on lo';
   console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI MPI_Allreduce over btl tcp ${where}`);
-  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}`);
+  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}${withHd ? ' | ours h-d  ratio' : ''}`);
   for (const row of allReduce) {
-    const events = withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '';
+    const events = (withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '') + (withHd ? ` | ${row.oursHdBusbwGBps.toFixed(3).padStart(9)} ${row.oursHdRatio.toFixed(2).padStart(6)}` : '');
     console.log(
       `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.openMpiRingBusbwGBps.toFixed(3).padStart(8)} ${row.ringRatio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}${events}`,
     );

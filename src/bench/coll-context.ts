@@ -7,7 +7,7 @@
 import { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 import type { Mesh } from './mesh.js';
 import type { SimdArena } from './simd-reduce.js';
-import type { DataType, ReduceOp } from './types.js';
+import type { BenchAlgo, DataType, ReduceOp } from './types.js';
 
 export interface CollContext {
   mesh: Mesh;
@@ -30,6 +30,8 @@ export interface CollContext {
   /** SIMD reductions over the memory the buffers live in, where available. */
   simd?: SimdArena | undefined;
   socketsPerPeer: number;
+  /** all_reduce's schedule (`--algo`). */
+  algo: BenchAlgo;
 }
 
 export const mod = (a: number, n: number): number => ((a % n) + n) % n;

@@ -3,6 +3,8 @@ export {
   BENCH_OPS,
   DATA_TYPES,
   REDUCE_OPS,
+  BENCH_ALGOS,
+  type BenchAlgo,
   type BenchOp,
   type DataType,
   type ReduceOp,
@@ -12,6 +14,7 @@ export {
   type BenchCell,
   type RankInfo,
 } from './types.js';
+export { algoProblem } from './collective.js';
 export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';

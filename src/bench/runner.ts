@@ -13,7 +13,7 @@ import type { ControlChannel } from './control.js';
 import { ControlServer } from './control-server.js';
 import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
-import { COLLECTIVES, neededPeers } from './collective.js';
+import { algoProblem, COLLECTIVES, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
@@ -21,7 +21,7 @@ import { createSimdArena, type SimdArena } from './simd-reduce.js';
 import type { CollContext } from './coll-context.js';
 import type { ProgressMode } from './data-socket.js';
 import type { LaunchIdentity } from './launch-env.js';
-import type { BenchCell, BenchOp, BenchParams, BenchRow, RankInfo } from './types.js';
+import type { BenchAlgo, BenchCell, BenchOp, BenchParams, BenchRow, RankInfo } from './types.js';
 
 export interface RankRunOptions {
   params: BenchParams;
@@ -104,7 +104,7 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
 
     const ops = options.ops ?? [params.op];
     mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS, options.progress ?? 'poll');
-    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size);
+    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'ring');
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);
 
@@ -162,11 +162,11 @@ function summarise(rows: BenchRow[]): SweepSummary {
 }
 
 /** The peers every op of the list needs (the ring's neighbours, everyone for alltoall). */
-function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number): { sendTo: number[]; recvFrom: number[] } {
+function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number, algo: BenchAlgo): { sendTo: number[]; recvFrom: number[] } {
   const sendTo = new Set<number>();
   const recvFrom = new Set<number>();
   for (const op of ops) {
-    const needed = neededPeers(op, rank, nranks);
+    const needed = neededPeers(op, rank, nranks, algo);
     for (const peer of needed.sendTo) sendTo.add(peer);
     for (const peer of needed.recvFrom) recvFrom.add(peer);
   }
@@ -200,11 +200,13 @@ function allocate(params: BenchParams): Buffers {
   return { sendBase: region(0, capacity), recvBase: region(1, capacity), work: region(2, capacity), scratch: region(3, scratchBytes), simd, checkRounds: 0 };
 }
 
-/** Every rank checks this right after the rendezvous, before any data moves, and stops alike. */
+/** Every rank checks --root and --algo right after the rendezvous, before any data moves, and stops alike. */
 function checkRoot(params: BenchParams, nranks: number, ops: readonly BenchOp[]): void {
   if (ops.some(usesRoot) && params.root >= nranks) {
     throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
   }
+  const problem = ops.includes('all_reduce') ? algoProblem(params.algo ?? 'ring', nranks) : undefined;
+  if (problem) throw new UsageError(problem);
 }
 
 async function sweep(options: RankRunOptions, params: BenchParams, control: ControlChannel, mesh: Mesh, buffers: Buffers): Promise<BenchRow[]> {
@@ -237,6 +239,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
       simd: buffers.simd,
       sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
       socketsPerPeer: params.sockets,
+      algo: params.algo ?? 'ring',
     };
   };
   const run = COLLECTIVES[params.op];

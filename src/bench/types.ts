@@ -11,6 +11,10 @@ export type DataType = (typeof DATA_TYPES)[number];
 export const REDUCE_OPS = ['sum', 'max', 'min'] as const;
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
+/** `--algo`: how all_reduce moves its bytes (the other ops always run their one schedule). */
+export const BENCH_ALGOS = ['ring', 'halving-doubling'] as const;
+export type BenchAlgo = (typeof BENCH_ALGOS)[number];
+
 export type NumericArray = Float32Array | Float64Array | Int32Array;
 
 /** What one rank needs to run a sweep; the same on every rank of a run. */
@@ -31,6 +35,8 @@ export interface BenchParams {
   sockets: number;
   /** Seconds without progress before a rank gives up (exit 3). */
   timeoutS: number;
+  /** all_reduce's algorithm (default ring). */
+  algo?: BenchAlgo;
 }
 
 /** One table row: one message size, out-of-place and in-place. */

@@ -76,6 +76,18 @@ describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
     expect(bad.stderr.split('\n')[0]).toBe('aifabric: AIFABRIC_BENCH_PROGRESS=spin: expected one of poll, events');
   });
 
+  it('--algo halving-doubling runs checked on 4 ranks; on 3 ranks it exits 2 before any rank starts', async () => {
+    const run = await runCli(['bench', 'tcp', '--np', '4', '--op', 'all_reduce', '--algo', 'halving-doubling', '-c', '1', ...small, '--json']);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { inputs: { algo: string }; metrics: { outOfBounds: number; rows: unknown[] } };
+    expect(result.inputs.algo).toBe('halving-doubling');
+    expect(result.metrics.outOfBounds).toBe(0);
+    expect(result.metrics.rows.length).toBe(4);
+    const bad = await runCli(['bench', 'tcp', '--np', '3', '--algo', 'halving-doubling', ...small]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe('aifabric: --algo halving-doubling needs a power-of-two rank count (this job has 3 ranks); use ring');
+  });
+
   it('rejects a bad flag value with exit 2', async () => {
     const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'allreduce']);
     expect(run.code).toBe(2);

@@ -6,6 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BENCH_OPS, DATA_TYPES, REDUCE_OPS } from '../../src/bench/types.js';
+import { ELEMENT_BYTES } from '../../src/bench/datatypes.js';
+import { neededPeers } from '../../src/bench/collective.js';
+import { halvingDoublingPartners } from '../../src/bench/halving-doubling.js';
 import { baseParams, runInProcess } from './helpers.js';
 
 const cases: { nranks: number; dataType: (typeof DATA_TYPES)[number]; redOp: (typeof REDUCE_OPS)[number]; sockets: number }[] = [
@@ -44,6 +47,35 @@ describe.each(BENCH_OPS)('%s, events mode', (op) => {
   });
 });
 
+// all_reduce by halving-doubling (--algo) at 2, 4 and 8 ranks, both progress modes, with counts
+// below the rank count (empty chunks) and uneven slices; the ring beside it on the same sizes.
+describe('all_reduce, each --algo', () => {
+  const algoCases = [
+    { algo: 'ring', nranks: 4, dataType: 'float', redOp: 'sum', sockets: 2, progress: 'poll' },
+    { algo: 'ring', nranks: 8, dataType: 'int32', redOp: 'min', sockets: 1, progress: 'poll' },
+    { algo: 'halving-doubling', nranks: 2, dataType: 'double', redOp: 'max', sockets: 2, progress: 'poll' },
+    { algo: 'halving-doubling', nranks: 4, dataType: 'double', redOp: 'sum', sockets: 3, progress: 'poll' },
+    { algo: 'halving-doubling', nranks: 8, dataType: 'int32', redOp: 'max', sockets: 2, progress: 'poll' },
+    { algo: 'halving-doubling', nranks: 4, dataType: 'float', redOp: 'min', sockets: 2, progress: 'events' },
+  ] as const;
+  it.each(algoCases)('$algo, $nranks ranks, $dataType $redOp, $sockets sockets, $progress: every element right', async ({ algo, nranks, dataType, redOp, sockets, progress }) => {
+    const params = { ...baseParams, op: 'all_reduce' as const, dataType, redOp, sockets, algo, minBytes: ELEMENT_BYTES[dataType], stepFactor: 7 };
+    const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress });
+    const rows = results[0]!.rows;
+    // 1, 7, 49, 343, 2401 elements: fewer than the ranks at first, then none a multiple of 2.
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const row of rows) {
+      expect(row.outOfPlace.wrong).toBe(0);
+      expect(row.inPlace.wrong).toBe(0);
+    }
+  });
+
+  it('-c 1 catches a wrong element under halving-doubling', async () => {
+    const results = await runInProcess(4, { ...baseParams, op: 'all_reduce', algo: 'halving-doubling' }, { damage: { rank: 2, kind: 'add' } });
+    for (const row of results[0]!.rows) expect(row.outOfPlace.wrong).toBe(1);
+  });
+});
+
 describe('-c 1 catches corruption', () => {
   it('counts the damaged element in #wrong and out-of-bounds', async () => {
     const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { damage: { rank: 1, kind: 'add' } });
@@ -53,5 +85,16 @@ describe('-c 1 catches corruption', () => {
       expect(row.inPlace.wrong).toBe(1);
     }
     expect(results[0]!.outOfBounds).toBe(rows.length * 2);
+  });
+});
+
+describe('halving-doubling partners', () => {
+  it('pairs ranks farthest first, and all_reduce connects to them only when asked', () => {
+    expect(halvingDoublingPartners(5, 8)).toEqual([1, 7, 4]);
+    expect(halvingDoublingPartners(0, 2)).toEqual([1]);
+    const peers = neededPeers('all_reduce', 0, 4, 'halving-doubling');
+    expect(new Set(peers.sendTo)).toEqual(new Set([1, 2]));
+    expect(new Set(peers.recvFrom)).toEqual(new Set([3, 2, 1]));
+    expect(neededPeers('all_reduce', 0, 4)).toEqual({ sendTo: [1], recvFrom: [3] });
   });
 });

@@ -5,7 +5,7 @@
  * fixed-seed sample of launches; `npm run stress` runs them all.
  */
 import { createRng } from '../../src/core/rng.js';
-import { BENCH_OPS, DATA_TYPES, ELEMENT_BYTES, REDUCE_OPS, collCounts, sweepSizes, type BenchOp, type DataType, type ReduceOp } from '../../src/bench/index.js';
+import { BENCH_OPS, DATA_TYPES, ELEMENT_BYTES, REDUCE_OPS, collCounts, sweepSizes, type BenchAlgo, type BenchOp, type DataType, type ReduceOp } from '../../src/bench/index.js';
 
 export interface StressLaunch {
   op: BenchOp;
@@ -17,6 +17,8 @@ export interface StressLaunch {
   stepFactor: number;
   /** Run the ranks in the namespace with 16 KiB socket buffers. */
   smallBuffers: boolean;
+  /** all_reduce's --algo: a third of the 4- and 8-rank all_reduce launches run halving-doubling. */
+  algo: BenchAlgo;
 }
 
 export const MAX_BYTES = 16 * 1024 * 1024;
@@ -45,6 +47,7 @@ export function fullMatrix(seed: number): StressLaunch[] {
             maxBytes: MAX_BYTES,
             stepFactor: pick(FACTORS),
             smallBuffers: launches.length % 2 === 1,
+            algo: op === 'all_reduce' && (nranks === 4 || nranks === 8) && redOp === 'max' ? 'halving-doubling' : 'ring',
           });
         }
       }
@@ -82,6 +85,6 @@ export function launchArgs(launch: StressLaunch): string[] {
   return [
     'bench', 'tcp', '--np', String(launch.nranks), '--op', launch.op, '-d', launch.dataType, '-o', launch.redOp,
     '-b', String(launch.minBytes), '-e', String(launch.maxBytes), '-f', String(launch.stepFactor),
-    '-n', '1', '-w', '0', '-c', '1', '-r', String(launch.nranks - 1), '--timeout', '60', '--json',
+    '-n', '1', '-w', '0', '-c', '1', '-r', String(launch.nranks - 1), '--algo', launch.algo, '--timeout', '60', '--json',
   ];
 }

@@ -7,6 +7,7 @@
 import { UsageError } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
 import {
+  algoProblem,
   benchResult,
   detectLaunch,
   formatFooter,
@@ -17,6 +18,7 @@ import {
   parseDamage,
   parseProgressMode,
   runBenchRank,
+  type BenchAlgo,
   type BenchOp,
   type BenchParams,
   type DataType,
@@ -40,6 +42,7 @@ export interface BenchTcpOptions {
   root: number;
   np?: number;
   sockets: number;
+  algo: BenchAlgo;
   ifname?: string;
   timeout: number;
   rendezvous?: string;
@@ -73,6 +76,8 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     if (options.root >= options.np && ops.some((op) => op === 'broadcast' || op === 'reduce')) {
       throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
     }
+    const algoError = ops.includes('all_reduce') ? algoProblem(options.algo, options.np) : undefined;
+    if (algoError) throw new UsageError(algoError);
     // Local ranks share this host's interfaces: check --ifname once, not once per rank.
     if (options.ifname) interfaceAddress(options.ifname);
     const script = process.argv[1];
@@ -94,6 +99,7 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     root: options.root,
     sockets: options.sockets,
     timeoutS: options.timeout,
+    algo: options.algo,
   };
   const identity = detectLaunch(process.env, options.rendezvous);
   const damage = parseDamage(process.env.AIFABRIC_BENCH_CORRUPT);
