@@ -5,7 +5,8 @@
  * (localise.ts). The launcher is the only edge: it runs one argv on one host and returns what it
  * printed, so the engine is the same for the testbed and, later, for ssh, mpirun or srun.
  *
- * Stages run here: `preflight` (each host's tools and interface MTU, in parallel), `pairs` (iperf3
+ * Stages run here: `preflight` (each host's tools and interface MTU, in parallel), `node` (each host
+ * alone, one at a time: a 2-rank bench tcp over its loopback, for stragglers; node-stage.ts), `pairs` (iperf3
  * between every pair of hosts by the circle method, or seeded random rounds as a screen; the pairs
  * of one round run at once, since they share no host), `full` (one bench tcp all_reduce over every
  * host) and `groups` (when `full` fails: halves of the failing set, down to the hosts, each run with
@@ -17,6 +18,7 @@ import { median } from '../core/stats.js';
 import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from './attribute.js';
 import { judgeResults, DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeInput, type JudgeOptions } from './judge.js';
 import { localise } from './localise.js';
+import { nodeStage } from './node-stage.js';
 import { circlePairings, randomPairings, type PairRound } from './pairings.js';
 import { benchTcpArgv, iperf3ClientArgv, iperf3ServerArgv, readBenchTcpJson, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
@@ -372,6 +374,13 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
   try {
     if (want('preflight')) await preflight();
     if (unreachable.size === hosts.length) throw new EnvironmentError(`accept: none of the ${hosts.length} hosts of ${launcher.label} answered (${names.join(', ')})`);
+    if (want('node') && options.tools.includes('bench-tcp')) {
+      stopped = 'node';
+      const node = await nodeStage(launcher, hosts, (name) => !unreachable.has(name), options.benchCommand, options.judge, checkBudget);
+      runs.push(...node.runs);
+      hostOutcomes.push(...node.outcomes);
+      stages.push({ name: 'node', runs: node.runs.length });
+    }
     if (want('pairs') && options.tools.includes('iperf3')) {
       stopped = 'pairs';
       await pairsStage();

@@ -15,7 +15,9 @@ export const TCP_IP_HEADER_BYTES = 52;
  * Host-memory touches per payload byte on each side when data is staged through host memory.
  * Kernel TCP: GPU writes host buffer, the socket copy reads it and writes the kernel buffer, the NIC
  * reads it (4). RDMA without GPUDirect: GPU writes the bounce buffer, the NIC reads it (2).
- * GPUDirect RDMA: none. (NVIDIA GPUDirect RDMA documentation; Linux tcp_sendmsg copies user data.)
+ * GPUDirect RDMA: none. Devmem TCP (GPUDirect-TCPX, TCPXO): the NIC moves payload to and from GPU
+ * memory and the host sees headers only: none. (NVIDIA GPUDirect RDMA documentation; Linux
+ * tcp_sendmsg copies user data; Linux Documentation/networking/devmem.rst.)
  */
 export const HOST_MEMORY_TOUCHES = { tcp: 4, rdmaStaged: 2, gpuDirect: 0 } as const;
 
@@ -104,8 +106,9 @@ export function transportTerms(context: TransportContext): TransportTerms {
   const wire = wireEfficiency(fabric);
   const wireLimit = lineRateGBps * wire * fabric.nicEfficiency;
   const isTcp = fabric.transport === 'tcp';
-  const staged = isTcp || !context.gpuDirectRdma;
-  const touches = isTcp ? HOST_MEMORY_TOUCHES.tcp : staged ? HOST_MEMORY_TOUCHES.rdmaStaged : HOST_MEMORY_TOUCHES.gpuDirect;
+  const devmem = isTcp && fabric.tcp?.devmem === true;
+  const staged = (isTcp && !devmem) || (!isTcp && !context.gpuDirectRdma);
+  const touches = !staged ? HOST_MEMORY_TOUCHES.gpuDirect : isTcp ? HOST_MEMORY_TOUCHES.tcp : HOST_MEMORY_TOUCHES.rdmaStaged;
 
   let streamLimit = Number.POSITIVE_INFINITY;
   let lossLimit = Number.POSITIVE_INFINITY;

@@ -7,6 +7,10 @@
  *   at a time: with a slow port on the testbed, four concurrent pairs of a round slowed the healthy
  *   ones to 60-75% of the port rate, two to 73-92%, which widened the fleet's spread until the slow
  *   host's pairs sat at the z threshold);
+ * - one host dropping 1% of its packets (two pairs at a time, as above): that node, with its
+ *   retransmissions as evidence;
+ * - one host capped at a quarter of a core (cgroup): that node, a straggler, from the node stage
+ *   (each host alone, a 2-rank bench tcp over its loopback);
  * - one host with MTU 1400: that node, the evidence naming the MTU;
  * - bad input and a testbed that does not exist: exit 2 and 3 with one line.
  */
@@ -55,7 +59,8 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     const result = JSON.parse(run.stdout) as { kind: string; metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[]; runs: { stage: string; verdict: string }[] }; findings: { ruleId: string }[] };
     expect(result.kind).toBe('accept');
     expect(result.metrics.culprits).toEqual([]);
-    expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'pairs', 'full']);
+    expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'node', 'pairs', 'full']);
+    expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(9);
     // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once.
     expect(result.metrics.stages.find((stage) => stage.name === 'pairs')?.runs).toBe(36);
     expect(result.metrics.runs.filter((r) => r.stage === 'pairs' && r.verdict === 'pass')).toHaveLength(36);
@@ -73,6 +78,29 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     expect(first).toMatchObject({ kind: 'node', id: `${name}-h5`, severity: 'error' });
     expect(first!.evidence.join('\n')).toMatch(/median share of the expected rate over its 8 pairs (1|2)\d%/);
     expect(result.findings[0]).toMatchObject({ ruleId: 'accept.node', host: `${name}-h5` });
+  }, 320_000);
+
+  it('one host dropping 1% of its packets: that node first, with retransmissions as evidence', async () => {
+    const name = `${base}l`;
+    await up(name, ['h3:loss=0.01']);
+    const run = await runCli(['accept', '--testbed', name, '--tools', 'iperf3', '--stages', 'preflight,pairs', '--iperf-seconds', '2', '--concurrency', '2', '--json'], { timeoutMs: 300_000 });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] } };
+    const [first] = result.metrics.culprits;
+    expect(first).toMatchObject({ kind: 'node', id: `${name}-h3`, severity: 'error' });
+    expect(first!.evidence.join('\n')).toMatch(/retransmitted segments \(\d+\.\d per MB sent; the fleet's median/);
+  }, 320_000);
+
+  it('one host capped at a quarter of a core: that node, a straggler, from the node stage', async () => {
+    const name = `${base}c`;
+    await up(name, ['h6:cpu=0.25']);
+    const run = await runCli(['accept', '--testbed', name, '--tools', 'bench-tcp', '--stages', 'preflight,node', '--json'], { timeoutMs: 300_000 });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[] } };
+    expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: `${name}-h6`, severity: 'error' });
+    expect(result.metrics.culprits[0]!.evidence.join('\n')).toMatch(/a straggler: bench tcp --np 2 on the host alone reached [\d.]+ GB\/s, \d+% of the hosts' median/);
+    // One run per host, and one more for each suspect.
+    expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(10);
   }, 320_000);
 
   it('one host with MTU 1400: that node, the evidence naming the MTU (preflight alone)', async () => {

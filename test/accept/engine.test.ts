@@ -12,6 +12,9 @@ interface Scenario {
   lossy?: string;
   mtu?: Record<string, number>;
   deadTool?: string;
+  /** Slow in the node stage (its own cores): every run, or (flaky) only its first. */
+  straggler?: string;
+  flaky?: string;
 }
 
 const RATE_BPS = 100e6;
@@ -37,6 +40,13 @@ function fakeLauncher(n: number, scenario: Scenario, log: string[][]): AcceptLau
         const bytes = (bps / 8) * 2;
         const retransmits = involved.includes(scenario.lossy ?? '') ? Math.round((bytes / 1e6) * 7) : 0;
         return ok(JSON.stringify({ end: { sum_sent: { bytes, retransmits }, sum_received: { bits_per_second: bps } } }));
+      }
+      // The node stage: bench tcp --np 2 on one host.
+      if (command.includes('--np')) {
+        const runsBefore = log.filter((entry) => entry[0] === name && entry.includes('--np')).length;
+        const slowNow = scenario.straggler === name || (scenario.flaky === name && runsBefore === 1);
+        const busbw = slowNow ? 0.17 : 1.3 + 0.05 * (host % 4);
+        return ok(JSON.stringify({ kind: 'bench.tcp', metrics: { rows: [{ outOfPlace: { busbwGBps: busbw, wrong: 0 }, inPlace: { busbwGBps: busbw, wrong: 0 } }] } }));
       }
       // bench tcp: rank 0 prints the envelope.
       const size = Number(options.env?.WORLD_SIZE);
@@ -122,5 +132,22 @@ describe('the text table', () => {
     expect(text).toContain('1. error node t-h4 (score 1.00)');
     expect(text).toMatch(/\n {3}reproduce: on t-h\d iperf3 -c 10\.99\.0\.\d+ /);
     expect(lines.filter((line) => /^pairs +iperf3 +t-h\d,t-h\d/.test(line)).every((line) => line.includes('t-h4') && line.endsWith('slow'))).toBe(true);
+  });
+
+  it('the node stage: each host alone, one at a time; a straggler is a node, a one-off slow run is run again and forgiven', async () => {
+    const log: string[][] = [];
+    const nodeOnly = { ...options, tools: ['bench-tcp'] as ('iperf3' | 'bench-tcp')[], stages: ['preflight', 'node'] as ('preflight' | 'node')[] };
+    const slow = await runAcceptance(fakeLauncher(7, { straggler: 't-h4' }, log), { portRateBps: RATE_BPS }, nodeOnly);
+    expect(slow.metrics.culprits.map((c) => [c.kind, c.id])).toEqual([['node', 't-h4']]);
+    expect(slow.metrics.culprits[0]!.evidence.join('\n')).toContain('a straggler: bench tcp --np 2 on the host alone reached 0.170 GB/s');
+    // 7 hosts, one more run for the suspect.
+    expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 14 }, { name: 'node', runs: 8 }]);
+    const nodeRuns = log.filter((entry) => entry.includes('--np'));
+    expect(nodeRuns[0]).toEqual(['t-h0', 'aifabric', 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(8 << 20), '-e', String(8 << 20), '-n', '10', '-w', '2', '-c', '1', '--timeout', '60', '--json']);
+
+    const flaky = await runAcceptance(fakeLauncher(7, { flaky: 't-h2' }, []), { portRateBps: RATE_BPS }, nodeOnly);
+    expect(flaky.metrics.culprits).toEqual([]);
+    expect(flaky.metrics.runs.filter((run) => run.stage === 'node')).toHaveLength(8);
+    expect(flaky.metrics.runs.filter((run) => run.stage === 'node').every((run) => run.verdict === 'pass')).toBe(true);
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * The `node` stage: each host alone, one after the other, runs a checked 2-rank bench tcp
+ * all_reduce over its own loopback: the copies, reductions and socket work a collective costs that
+ * host's cores, with no link involved. A host whose figure sits far below the other hosts' (the
+ * pairs' rule, with half the fleet's median as the slow line: NODE_SLOW_FRACTION) is a straggler:
+ * every collective it joins waits for it, whatever its links do. Hosts run one at a time because the emulated hosts of a testbed (or the ranks of a shared machine) share
+ * the cores: running them at once would measure the machine, not the host.
+ */
+import { median } from '../core/stats.js';
+import type { HostOutcome } from './attribute.js';
+import type { AcceptHost, AcceptLauncher } from './engine.js';
+import { judgeResults, type JudgeOptions } from './judge.js';
+import { readBenchTcpJson } from './tools.js';
+import type { AcceptRun, AcceptVerdict } from './types.js';
+
+/** Above the 1 MiB slice so the run pipelines, small enough for about a second on a slow host. */
+const NODE_BYTES = 8 << 20;
+const NODE_ITERS = 10;
+const NODE_TIMEOUT_S = 60;
+/**
+ * A straggler is below half the hosts' median (and beyond the z threshold): a healthy 9-host testbed
+ * spread its hosts from 0.64 to 1.19 of their median on a busy day, and a quarter-core cap put its
+ * host at 0.12 (our measurements, docs/accept.md).
+ */
+export const NODE_SLOW_FRACTION = 0.5;
+
+/** The node check's command: bench tcp's own local launcher starting 2 ranks on this host. */
+export function nodeCheckArgv(benchCommand: readonly string[]): string[] {
+  return [...benchCommand, 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(NODE_BYTES), '-e', String(NODE_BYTES), '-n', String(NODE_ITERS), '-w', '2', '-c', '1', '--timeout', String(NODE_TIMEOUT_S), '--json'];
+}
+
+export interface NodeStageResult {
+  runs: AcceptRun[];
+  outcomes: HostOutcome[];
+}
+
+export async function nodeStage(launcher: AcceptLauncher, hosts: readonly AcceptHost[], live: (name: string) => boolean, benchCommand: readonly string[], judge: JudgeOptions | undefined, beforeEach: () => void): Promise<NodeStageResult> {
+  const command = nodeCheckArgv(benchCommand);
+  const measureHost = async (index: number): Promise<{ index: number; run: AcceptRun; problem: string | null; timedOut: boolean }> => {
+    beforeEach();
+    const result = await launcher.exec(index, command, { timeoutS: NODE_TIMEOUT_S + 15 });
+    const figures = result.exitCode === 0 ? readBenchTcpJson(result.stdout) : `exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`;
+    const problem = typeof figures === 'string' ? figures : figures.wrong > 0 ? `${figures.wrong} wrong elements` : null;
+    const run: AcceptRun = {
+      stage: 'node',
+      tool: 'bench-tcp',
+      hosts: [hosts[index]!.name],
+      argv: launcher.reproduce(index, command),
+      exitCode: result.exitCode,
+      wallS: result.wallS,
+      measured: typeof figures === 'string' ? null : figures.busbwGBps,
+      expected: null,
+      unit: 'busbwGBps',
+      verdict: 'pass',
+    };
+    return { index, run, problem, timedOut: result.timedOut };
+  };
+  const judgeAll = (list: typeof measured) =>
+    judgeResults(
+      list.map((m) => ({ id: m.run.hosts[0]!, measured: m.run.measured, expected: null, hardFailure: m.problem, timedOut: m.timedOut })),
+      { ...judge, slowFraction: Math.min(NODE_SLOW_FRACTION, judge?.slowFraction ?? NODE_SLOW_FRACTION) },
+    );
+  const measured: Awaited<ReturnType<typeof measureHost>>[] = [];
+  for (let index = 0; index < hosts.length; index++) if (live(hosts[index]!.name)) measured.push(await measureHost(index));
+  // A machine's stall can slow one host's run; a straggler is slow every time. So each suspect runs
+  // once more and keeps its better figure (the extra runs are listed too).
+  const extra: AcceptRun[] = [];
+  const first = judgeAll(measured);
+  for (let k = 0; k < measured.length; k++) {
+    if (first[k]!.verdict !== 'slow') continue;
+    const again = await measureHost(measured[k]!.index);
+    extra.push(again.run);
+    if (again.problem === null && (again.run.measured ?? 0) > (measured[k]!.run.measured ?? 0)) {
+      extra[extra.length - 1] = measured[k]!.run;
+      measured[k] = again;
+    }
+  }
+  const judged = judgeAll(measured);
+  const figures = measured.flatMap((m) => (m.run.measured !== null ? [m.run.measured] : []));
+  const fleet = figures.length > 0 ? median(figures) : null;
+  const outcomes: HostOutcome[] = [];
+  measured.forEach((m, k) => {
+    const judgement = judged[k]!;
+    const verdict: AcceptVerdict = judgement.verdict;
+    m.run.verdict = verdict;
+    if (verdict === 'pass') return;
+    const detail =
+      verdict === 'slow' && m.run.measured !== null && fleet !== null
+        ? `a straggler: bench tcp --np 2 on the host alone reached ${m.run.measured.toFixed(3)} GB/s, ${((judgement.ofFleet ?? 0) * 100).toFixed(0)}% of the hosts' median ${fleet.toFixed(3)} GB/s (robust z-score ${(judgement.zScore ?? 0).toFixed(1)}): its cores, not its links`
+        : `bench tcp --np 2 on the host alone: ${judgement.reasons.join('; ')}`;
+    outcomes.push({ host: m.run.hosts[0]!, verdict, argv: m.run.argv, detail });
+  });
+  for (const run of extra) run.verdict = measured.find((m) => m.run.hosts[0] === run.hosts[0])?.run.verdict ?? 'pass';
+  return { runs: [...measured.map((m) => m.run), ...extra], outcomes };
+}
