@@ -11,10 +11,10 @@
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
-//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-hd]
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-ring]
 // --with-events adds ours with AIFABRIC_BENCH_PROGRESS=events (libuv's callbacks instead of the polling
-// progress engine) to the interleave, as its own column; --with-hd adds ours with
-// --algo halving-doubling (Open MPI's default algorithm at these sizes) on power-of-two rank counts.
+// progress engine) to the interleave, as its own column; --with-ring adds ours forced to the ring
+// (--algo ring) beside ours with its default --algo auto (halving-doubling on 4 and 8 ranks up to 16 MiB).
 // With --testbed NAME both run under `aifabric testbed mpirun` (real Open MPI, one rank per emulated host of
 // that testbed, traffic over its shaped ports); the sendrecv-vs-iperf3 part is then left out.
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,7 +30,7 @@ const warmup = arg('warmup', '2');
 const maxSize = arg('max', '64M');
 const asJson = process.argv.includes('--json');
 const withEvents = process.argv.includes('--with-events');
-const withHd = process.argv.includes('--with-hd');
+const withRing = process.argv.includes('--with-ring');
 // --testbed NAME: run on a testbed made by `aifabric testbed up` (one rank per emulated host); no iperf3 part.
 const testbed = arg('testbed', '');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -60,7 +60,7 @@ function onTestbed(np, program, env = {}) {
   return spawnSync(process.execPath, [cli, 'testbed', 'mpirun', '--name', testbed, '--np', String(np), '--', ...program], { encoding: 'utf8', timeout: 900_000, env: { ...process.env, ...env } });
 }
 
-function ours(op, np, progress = 'poll', algo = 'ring') {
+function ours(op, np, progress = 'poll', algo = 'auto') {
   const sweep = ['-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--algo', algo, '--json'];
   const env = { ...process.env, AIFABRIC_BENCH_PROGRESS: progress };
   const run = testbed
@@ -105,13 +105,12 @@ for (const np of rankCounts) {
   const theirs = [];
   const theirRing = [];
   const mineEvents = [];
-  const mineHd = [];
+  const mineRing = [];
   for (let r = 0; r < repeat; r++) {
     // Interleaved, rotating which goes first, so drift in machine load hits all alike.
     const runs = [() => mine.push(ours('all_reduce', np)), () => theirs.push(openMpi(np)), () => theirRing.push(openMpi(np, 4))];
     if (withEvents) runs.push(() => mineEvents.push(ours('all_reduce', np, 'events')));
-    const hd = withHd && (np & (np - 1)) === 0;
-    if (hd) runs.push(() => mineHd.push(ours('all_reduce', np, 'poll', 'halving-doubling')));
+    if (withRing) runs.push(() => mineRing.push(ours('all_reduce', np, 'poll', 'ring')));
     for (let k = 0; k < runs.length; k++) runs[(k + r) % runs.length]();
     log(`all_reduce np=${np} run ${r + 1}/${repeat} done (${Math.round((Date.now() - started) / 1000)} s)`);
   }
@@ -122,8 +121,8 @@ for (const np of rankCounts) {
     const mpiIn = median(theirs.map((rows) => rows.get(size)?.[1] ?? NaN));
     const ringOut = median(theirRing.map((rows) => rows.get(size)?.[0] ?? NaN));
     const eventsOut = withEvents ? median(mineEvents.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
-    const oursHdOut = mineHd.length > 0 ? median(mineHd.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
-    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}), ...(withHd ? { oursHdBusbwGBps: oursHdOut, oursHdRatio: oursHdOut / mpiOut } : {}) });
+    const oursRingOut = withRing ? median(mineRing.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
+    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}), ...(withRing ? { oursRingBusbwGBps: oursRingOut, oursRingRatio: oursRingOut / mpiOut } : {}) });
   }
 }
 
@@ -149,9 +148,9 @@ if (asJson) {
 } else {
   const where = testbed ? `on testbed ${testbed}'s eth0, one rank per emulated host` : 'on lo';
   console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI MPI_Allreduce over btl tcp ${where}`);
-  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}${withHd ? ' | ours h-d  ratio' : ''}`);
+  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}${withRing ? ' | ours ring  ratio' : ''}`);
   for (const row of allReduce) {
-    const events = (withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '') + (withHd ? ` | ${row.oursHdBusbwGBps.toFixed(3).padStart(9)} ${row.oursHdRatio.toFixed(2).padStart(6)}` : '');
+    const events = (withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '') + (withRing ? ` | ${row.oursRingBusbwGBps.toFixed(3).padStart(9)} ${row.oursRingRatio.toFixed(2).padStart(6)}` : '');
     console.log(
       `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.openMpiRingBusbwGBps.toFixed(3).padStart(8)} ${row.ringRatio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}${events}`,
     );

@@ -7,7 +7,7 @@
 import { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 import type { Mesh } from './mesh.js';
 import type { SimdArena } from './simd-reduce.js';
-import type { BenchAlgo, DataType, ReduceOp } from './types.js';
+import type { DataType, ReduceOp } from './types.js';
 
 export interface CollContext {
   mesh: Mesh;
@@ -30,9 +30,11 @@ export interface CollContext {
   /** SIMD reductions over the memory the buffers live in, where available. */
   simd?: SimdArena | undefined;
   socketsPerPeer: number;
-  /** all_reduce's schedule (`--algo`). */
-  algo: BenchAlgo;
+  /** all_reduce's schedule for this size (`--algo`, or auto's choice: collective.ts). */
+  algo: AllReduceSchedule;
 }
+
+export type AllReduceSchedule = 'ring' | 'halving-doubling';
 
 export const mod = (a: number, n: number): number => ((a % n) + n) % n;
 

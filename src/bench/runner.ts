@@ -13,7 +13,7 @@ import type { ControlChannel } from './control.js';
 import { ControlServer } from './control-server.js';
 import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
-import { algoProblem, COLLECTIVES, neededPeers } from './collective.js';
+import { algoProblem, allReduceSchedule, COLLECTIVES, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
@@ -104,7 +104,7 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
 
     const ops = options.ops ?? [params.op];
     mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS, options.progress ?? 'poll');
-    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'ring');
+    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'auto');
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);
 
@@ -205,7 +205,7 @@ function checkRoot(params: BenchParams, nranks: number, ops: readonly BenchOp[])
   if (ops.some(usesRoot) && params.root >= nranks) {
     throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
   }
-  const problem = ops.includes('all_reduce') ? algoProblem(params.algo ?? 'ring', nranks) : undefined;
+  const problem = ops.includes('all_reduce') ? algoProblem(params.algo ?? 'auto', nranks) : undefined;
   if (problem) throw new UsageError(problem);
 }
 
@@ -239,7 +239,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
       simd: buffers.simd,
       sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
       socketsPerPeer: params.sockets,
-      algo: params.algo ?? 'ring',
+      algo: allReduceSchedule(params.algo ?? 'auto', nranks, sizeBytes),
     };
   };
   const run = COLLECTIVES[params.op];

@@ -12,7 +12,7 @@ export const REDUCE_OPS = ['sum', 'max', 'min'] as const;
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
 /** `--algo`: how all_reduce moves its bytes (the other ops always run their one schedule). */
-export const BENCH_ALGOS = ['ring', 'halving-doubling'] as const;
+export const BENCH_ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
 export type BenchAlgo = (typeof BENCH_ALGOS)[number];
 
 export type NumericArray = Float32Array | Float64Array | Int32Array;
@@ -35,7 +35,7 @@ export interface BenchParams {
   sockets: number;
   /** Seconds without progress before a rank gives up (exit 3). */
   timeoutS: number;
-  /** all_reduce's algorithm (default ring). */
+  /** all_reduce's algorithm (default auto: collective.ts allReduceSchedule). */
   algo?: BenchAlgo;
 }
 

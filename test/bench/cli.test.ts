@@ -85,7 +85,7 @@ describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
     expect(result.metrics.rows.length).toBe(4);
     const bad = await runCli(['bench', 'tcp', '--np', '3', '--algo', 'halving-doubling', ...small]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.split('\n')[0]).toBe('aifabric: --algo halving-doubling needs a power-of-two rank count (this job has 3 ranks); use ring');
+    expect(bad.stderr.split('\n')[0]).toBe('aifabric: --algo halving-doubling needs a power-of-two rank count (this job has 3 ranks); use ring or auto');
   });
 
   it('rejects a bad flag value with exit 2', async () => {

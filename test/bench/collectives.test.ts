@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { BENCH_OPS, DATA_TYPES, REDUCE_OPS } from '../../src/bench/types.js';
 import { ELEMENT_BYTES } from '../../src/bench/datatypes.js';
-import { neededPeers } from '../../src/bench/collective.js';
+import { allReduceSchedule, neededPeers } from '../../src/bench/collective.js';
 import { halvingDoublingPartners } from '../../src/bench/halving-doubling.js';
 import { baseParams, runInProcess } from './helpers.js';
 
@@ -47,8 +47,9 @@ describe.each(BENCH_OPS)('%s, events mode', (op) => {
   });
 });
 
-// all_reduce by halving-doubling (--algo) at 2, 4 and 8 ranks, both progress modes, with counts
-// below the rank count (empty chunks) and uneven slices; the ring beside it on the same sizes.
+// all_reduce's two schedules: --algo auto (the sweep above) runs halving-doubling on 4 and 8 ranks, so
+// the ring is forced there; halving-doubling at 2, 4 and 8 ranks, both progress modes, with counts
+// below the rank count (empty chunks) and uneven slices.
 describe('all_reduce, each --algo', () => {
   const algoCases = [
     { algo: 'ring', nranks: 4, dataType: 'float', redOp: 'sum', sockets: 2, progress: 'poll' },
@@ -95,6 +96,20 @@ describe('halving-doubling partners', () => {
     const peers = neededPeers('all_reduce', 0, 4, 'halving-doubling');
     expect(new Set(peers.sendTo)).toEqual(new Set([1, 2]));
     expect(new Set(peers.recvFrom)).toEqual(new Set([3, 2, 1]));
-    expect(neededPeers('all_reduce', 0, 4)).toEqual({ sendTo: [1], recvFrom: [3] });
+    expect(neededPeers('all_reduce', 0, 4, 'ring')).toEqual({ sendTo: [1], recvFrom: [3] });
+    // auto: the partners on 4, 8... ranks, the ring's neighbours alone on 2 and 3.
+    expect(new Set(neededPeers('all_reduce', 0, 4).sendTo)).toEqual(new Set([1, 2]));
+    expect(neededPeers('all_reduce', 0, 3)).toEqual({ sendTo: [1], recvFrom: [2] });
+    expect(neededPeers('all_reduce', 0, 2)).toEqual({ sendTo: [1], recvFrom: [1] });
+  });
+
+  it('auto runs halving-doubling on 4, 8... ranks up to 16 MiB, the ring otherwise; a forced choice is kept', () => {
+    expect(allReduceSchedule('auto', 4, 16 << 20)).toBe('halving-doubling');
+    expect(allReduceSchedule('auto', 8, 4)).toBe('halving-doubling');
+    expect(allReduceSchedule('auto', 4, (16 << 20) + 4)).toBe('ring');
+    expect(allReduceSchedule('auto', 6, 1 << 20)).toBe('ring');
+    expect(allReduceSchedule('auto', 2, 1 << 20)).toBe('ring');
+    expect(allReduceSchedule('ring', 8, 1 << 20)).toBe('ring');
+    expect(allReduceSchedule('halving-doubling', 2, 1 << 30)).toBe('halving-doubling');
   });
 });

@@ -17,7 +17,7 @@ export interface StressLaunch {
   stepFactor: number;
   /** Run the ranks in the namespace with 16 KiB socket buffers. */
   smallBuffers: boolean;
-  /** all_reduce's --algo: a third of the 4- and 8-rank all_reduce launches run halving-doubling. */
+  /** all_reduce's --algo: auto runs halving-doubling on 4 and 8 ranks, so a third of those launches force the ring. */
   algo: BenchAlgo;
 }
 
@@ -47,7 +47,7 @@ export function fullMatrix(seed: number): StressLaunch[] {
             maxBytes: MAX_BYTES,
             stepFactor: pick(FACTORS),
             smallBuffers: launches.length % 2 === 1,
-            algo: op === 'all_reduce' && (nranks === 4 || nranks === 8) && redOp === 'max' ? 'halving-doubling' : 'ring',
+            algo: op === 'all_reduce' && (nranks === 4 || nranks === 8) && redOp === 'max' ? 'ring' : 'auto',
           });
         }
       }

@@ -10,7 +10,7 @@ import { addStoreOptions } from '../store-options.js';
 const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
 const TYPES = ['float', 'double', 'int32'] as const;
 const REDOPS = ['sum', 'max', 'min'] as const;
-const ALGOS = ['ring', 'halving-doubling'] as const;
+const ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
 
 /** `--op all_reduce`, a comma-separated list run one after the other, or `all`. */
 function opListArg(value: string): (typeof OPS)[number][] {
@@ -39,7 +39,7 @@ export function registerBench(program: Command): void {
     .option('-o, --redop <op>', `reduction: ${REDOPS.join(', ')}`, choiceArg('-o', REDOPS), 'sum' as (typeof REDOPS)[number])
     .option('-r, --root <rank>', 'root rank of broadcast and reduce', nonNegativeIntArg('-r'), 0)
     .option('--np <n>', 'start N local ranks (without it, rank and size come from mpirun, srun, torchrun or a Job)', positiveIntArg('--np'))
-    .option('--algo <name>', `all_reduce algorithm: ring (NCCL's) or halving-doubling (Rabenseifner's, as Open MPI runs at mid sizes; power-of-two rank counts)`, choiceArg('--algo', ALGOS), 'ring' as (typeof ALGOS)[number])
+    .option('--algo <name>', `all_reduce algorithm: auto (halving-doubling on 4, 8, 16... ranks up to 16 MiB, the ring otherwise), ring (NCCL's) or halving-doubling (Rabenseifner's, Open MPI's choice at mid sizes; power-of-two rank counts)`, choiceArg('--algo', ALGOS), 'auto' as (typeof ALGOS)[number])
     .option('--sockets <k>', 'TCP connections per peer (as NCCL_NSOCKS_PERTHREAD)', positiveIntArg('--sockets'), 1)
     .option('--ifname <name>', 'network interface for data connections (as NCCL_SOCKET_IFNAME)')
     .option('--timeout <duration>', 'give up (exit 3) when a peer makes no progress this long', timeoutArg, 60)
