@@ -6,7 +6,7 @@
  * printed, so the engine is the same for the testbed and, later, for ssh, mpirun or srun.
  *
  * Stages run here: `preflight` (each host's tools and interface MTU, in parallel), `node` (each host
- * alone, one at a time: a 2-rank bench tcp over its loopback, for stragglers; node-stage.ts), `pairs` (iperf3
+ * alone, one at a time: a 2-rank bench tcp over its loopback, for stragglers; node-stage.ts), `pairs` (pairs-stage.ts: iperf3
  * between every pair of hosts by the circle method, or seeded random rounds as a screen; the pairs
  * of one round run at once, since they share no host), `full` (one bench tcp all_reduce over every
  * host) and `groups` (when `full` fails: halves of the failing set, down to the hosts, each run with
@@ -16,11 +16,11 @@ import { makeResult, type Finding, type ResultEnvelope } from '../core/envelope.
 import { EnvironmentError } from '../core/errors.js';
 import { median } from '../core/stats.js';
 import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from './attribute.js';
-import { judgeResults, DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeInput, type JudgeOptions } from './judge.js';
+import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeOptions } from './judge.js';
 import { localise } from './localise.js';
+import { LOSSY_RETRANSMITS_PER_MB, pairsStage } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
-import { circlePairings, randomPairings, type PairRound } from './pairings.js';
-import { benchTcpArgv, iperf3ClientArgv, iperf3ServerArgv, readBenchTcpJson, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
+import { benchTcpArgv, firstLine, readBenchTcpJson, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
 
 export interface AcceptHost {
@@ -72,15 +72,6 @@ export interface AcceptOptions {
   basePort?: number;
 }
 
-/**
- * Retransmitted segments per MB sent above which a pair is lossy, when also ten times the fleet's
- * median: 1% random loss costs about 7 per MB at MSS 1448 (1e6 / 1448 x 0.01), while a healthy
- * 200 Mb/s testbed port with a 256 KiB buffer showed up to 5.4 per MB in 1-second runs (BBR's
- * start-up overshoot) and under 3 in 3-second ones (our measurement; printed in inputs).
- */
-export const LOSSY_RETRANSMITS_PER_MB = 3;
-const SERVER_START_ATTEMPTS = 15;
-const SERVER_START_WAIT_MS = 300;
 /** bench tcp message size for collective runs: above the 1 MiB slice, small enough to run in about a second at 200 Mb/s. */
 const BENCH_BYTES = 1 << 20;
 const BENCH_SECONDS_TARGET = 1.5;
@@ -159,136 +150,6 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       if (verdict !== 'pass') hostOutcomes.push({ host, verdict, argv, detail: problems.join('; ') });
     });
     stages.push({ name: 'preflight', runs: hosts.length * (1 + tools.length) });
-  };
-
-  /** Expected Gb/s of a -> b in a round: the port rate, or the leaf uplinks' share when pairs of the round cross them. */
-  const pairExpectation = (a: string, b: string, round: PairRound): number => {
-    let bps = expectation.portRateBps;
-    const la = leafOf[a];
-    const lb = leafOf[b];
-    if (expectation.uplinkRateBps !== undefined && la !== undefined && lb !== undefined && la !== lb) {
-      const up = round.filter(([x, y]) => leafOf[x] === la && leafOf[y] !== la).length;
-      const down = round.filter(([x, y]) => leafOf[y] === lb && leafOf[x] !== lb).length;
-      bps = Math.min(bps, expectation.uplinkRateBps / Math.max(1, up), expectation.uplinkRateBps / Math.max(1, down));
-    }
-    return (bps * TCP_GOODPUT_1500) / 1e9;
-  };
-
-  const runPair = async (a: string, b: string, round: PairRound): Promise<{ input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null }> => {
-    const ia = byName.get(a)!;
-    const ib = byName.get(b)!;
-    const serverPort = nextPort();
-    const server = launcher.exec(ib, iperf3ServerArgv(hosts[ib]!.address, serverPort), { timeoutS: options.iperfSeconds + 20 });
-    const clientArgv = iperf3ClientArgv(hosts[ib]!.address, hosts[ia]!.address, serverPort, options.iperfSeconds);
-    await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
-    let client = await launcher.exec(ia, clientArgv, { timeoutS: options.iperfSeconds + 15 });
-    // The server may not be listening yet (a loaded machine starts twelve at once): try again for a few seconds.
-    for (let attempt = 0; attempt < SERVER_START_ATTEMPTS && /unable to connect|refused/i.test(client.stdout + client.stderr); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
-      client = await launcher.exec(ia, clientArgv, { timeoutS: options.iperfSeconds + 15 });
-    }
-    await server;
-    const figures = client.exitCode === 0 ? readIperf3Json(client.stdout) : `exit code ${client.exitCode}${client.timedOut ? ' (timed out)' : ''}: ${firstLine(client.stderr) || firstLine(readIperf3Error(client.stdout))}`;
-    const expected = pairExpectation(a, b, round);
-    const measured = typeof figures === 'string' ? null : figures.rateGbps;
-    const retransmits = typeof figures === 'string' ? null : figures.retransmits;
-    const mb = typeof figures === 'string' ? 0 : figures.bytes / 1e6;
-    const argv = launcher.reproduce(ia, clientArgv);
-    const run: AcceptRun = { stage: 'pairs', tool: 'iperf3', hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, verdict: 'pass' };
-    const input: JudgeInput = { id: `${a}~${b}`, measured, expected, hardFailure: typeof figures === 'string' ? figures : null, timedOut: client.timedOut };
-    return { input, run, retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null };
-  };
-
-  const pairsStage = async (): Promise<void> => {
-    const live = names.filter((name) => !unreachable.has(name));
-    const rounds = options.pairing === 'circle' ? circlePairings(live) : randomPairings(live, Math.max(1, Math.ceil(Math.log2(Math.max(2, live.length)))), options.seed);
-    const results: Awaited<ReturnType<typeof runPair>>[] = [];
-    let count = 0;
-    try {
-      for (const round of rounds) {
-        checkBudget();
-        const width = Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
-        for (let k = 0; k < round.length; k += width) {
-          checkBudget();
-          // Expectations count only the pairs that actually share the uplinks at the same time.
-          const batch = round.slice(k, k + width);
-          results.push(...(await Promise.all(batch.map(([a, b]) => runPair(a, b, batch)))));
-          count += batch.length;
-        }
-      }
-    } finally {
-      stages.push({ name: 'pairs', runs: count });
-      judgePairs(results);
-    }
-  };
-
-  /**
-   * Pairs are judged on measured / expected, so that a pair sharing an uplink with others in its round
-   * (a lower expectation) is compared with the fleet fairly: slow needs both a share below
-   * slowFraction and a robust z-score beyond the threshold (judge.ts). A fleet whose median share is
-   * below slowFraction is reported as such (the fabric, or the expectation, is off), and a pair whose
-   * sender retransmits far more than the fleet's is lossy.
-   */
-  const judgePairs = (results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null }[]): void => {
-    const ratios = results.map((r): JudgeInput => ({
-      ...r.input,
-      measured: r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null,
-      expected: 1,
-    }));
-    const judged = judgeResults(ratios, options.judge);
-    const shares = ratios.flatMap((r) => (r.measured !== null ? [r.measured] : []));
-    const fleetShare = median(shares);
-    if (shares.length > 0 && fleetShare < slowFraction) {
-      warnings.push(`pairs: the median pair reached ${(fleetShare * 100).toFixed(0)}% of its expected rate (below ${(slowFraction * 100).toFixed(0)}%): the whole fabric, or the expectation, is off`);
-    }
-    const fleetRetransmits = median(results.flatMap((r) => (r.retransmitsPerMb !== null ? [r.retransmitsPerMb] : [])));
-    const lossyAbove = Math.max(LOSSY_RETRANSMITS_PER_MB, 10 * (Number.isFinite(fleetRetransmits) ? fleetRetransmits : 0));
-    results.forEach((result, k) => {
-      const judgement = judged[k]!;
-      let verdict = judgement.verdict;
-      const reasons: string[] = [];
-      const share = judgement.ofExpected;
-      if (verdict === 'slow' || verdict === 'unstable') {
-        if (share !== null) reasons.push(`${(share * 100).toFixed(0)}% of the expected`);
-        if (judgement.ofFleet !== null && judgement.zScore !== null) reasons.push(`${(judgement.ofFleet * 100).toFixed(0)}% of the fleet's median share, robust z-score ${judgement.zScore.toFixed(1)}`);
-        if (verdict === 'unstable') reasons.push(...judgement.reasons);
-      } else if (verdict !== 'pass') reasons.push(...judgement.reasons);
-      const perMb = result.retransmitsPerMb;
-      if (verdict === 'pass' && perMb !== null && perMb > lossyAbove) {
-        verdict = 'fail';
-        reasons.push(`${result.run.retransmits} retransmitted segments (${perMb.toFixed(1)} per MB sent; the fleet's median ${fleetRetransmits.toFixed(2)}, lossy above ${lossyAbove.toFixed(1)})`);
-      }
-      result.run.verdict = verdict;
-      runs.push(result.run);
-      const [a, b] = result.run.hosts as [string, string];
-      const rate = result.run.measured !== null ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected` : 'no rate';
-      pairOutcomes.push({ a, b, verdict, argv: result.run.argv, detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
-    });
-    judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
-  };
-
-  /**
-   * Each host's median share over its pairs, judged against the other hosts' (the same rule: below
-   * slowFraction and a robust z-score beyond the threshold). One pair's share moves with whatever
-   * else the machine does; the median over a host's N-1 pairs hardly does, so a slow host stands out
-   * here even when a busy machine spreads the pairs too widely for any one pair's z-score.
-   */
-  const judgeHosts = (shares: { hosts: [string, string]; share: number | null; argv: string[] }[]): void => {
-    const perHost = names.filter((name) => !unreachable.has(name)).map((host) => {
-      const mine = shares.filter((s) => s.hosts.includes(host) && s.share !== null);
-      return { host, median: mine.length > 0 ? median(mine.map((s) => s.share!)) : null, pairs: mine.length, argv: mine.find((s) => s.share === Math.min(...mine.map((m) => m.share!)))?.argv ?? [] };
-    });
-    const judged = judgeResults(perHost.map((h) => ({ id: h.host, measured: h.median, expected: 1 })), options.judge);
-    judged.forEach((judgement, k) => {
-      const host = perHost[k]!;
-      if (judgement.verdict !== 'slow' || host.median === null) return;
-      hostOutcomes.push({
-        host: host.host,
-        verdict: 'slow',
-        argv: host.argv,
-        detail: `median share of the expected rate over its ${host.pairs} pairs ${(host.median * 100).toFixed(0)}%, the hosts' median ${((judgement.fleetMedian ?? 0) * 100).toFixed(0)}% (robust z-score ${(judgement.zScore ?? 0).toFixed(1)})`,
-      });
-    });
   };
 
   /** One bench tcp all_reduce over `set`; pass when it is correct and at least slowFraction of the expectation. */
@@ -383,7 +244,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     }
     if (want('pairs') && options.tools.includes('iperf3')) {
       stopped = 'pairs';
-      await pairsStage();
+      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes });
     }
     if (want('full') && options.tools.includes('bench-tcp')) {
       stopped = 'full';
@@ -455,17 +316,6 @@ function describeBench(run: AcceptRun): string {
   if (run.verdict === 'hung') return 'hung (killed at its timeout)';
   if (run.measured === null) return `failed (exit ${run.exitCode})`;
   return `busbw ${run.measured.toFixed(4)} GB/s of ${run.expected?.toFixed(4)} expected (${run.verdict})`;
-}
-
-const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
-
-function readIperf3Error(stdout: string): string {
-  try {
-    const parsed = JSON.parse(stdout) as { error?: unknown };
-    return typeof parsed.error === 'string' ? parsed.error : '';
-  } catch {
-    return stdout;
-  }
 }
 
 /** MTU of each interface that is up, from `ip -j link show`, loopback left out. */

@@ -31,7 +31,8 @@ export {
   type LocaliseResult,
   type LocaliseTrailEntry,
 } from './localise.js';
-export { runAcceptance, interfaceMtus, LOSSY_RETRANSMITS_PER_MB, type AcceptExpectation, type AcceptHost, type AcceptLauncher, type AcceptOptions, type LaunchResult } from './engine.js';
+export { LOSSY_RETRANSMITS_PER_MB } from './pairs-stage.js';
+export { runAcceptance, interfaceMtus, type AcceptExpectation, type AcceptHost, type AcceptLauncher, type AcceptOptions, type LaunchResult } from './engine.js';
 export { testbedLauncher } from './testbed-launcher.js';
 export { readBenchTcpJson, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
 export type {

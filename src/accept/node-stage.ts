@@ -2,7 +2,7 @@
  * The `node` stage: each host alone, one after the other, runs a checked 2-rank bench tcp
  * all_reduce over its own loopback: the copies, reductions and socket work a collective costs that
  * host's cores, with no link involved. A host whose figure sits far below the other hosts' (the
- * pairs' rule, with half the fleet's median as the slow line: NODE_SLOW_FRACTION) is a straggler:
+ * pairs' rule, with 0.4 of the fleet's median as the slow line: NODE_SLOW_FRACTION) is a straggler:
  * every collective it joins waits for it, whatever its links do. Hosts run one at a time because the emulated hosts of a testbed (or the ranks of a shared machine) share
  * the cores: running them at once would measure the machine, not the host.
  */
@@ -10,7 +10,7 @@ import { median } from '../core/stats.js';
 import type { HostOutcome } from './attribute.js';
 import type { AcceptHost, AcceptLauncher } from './engine.js';
 import { judgeResults, type JudgeOptions } from './judge.js';
-import { readBenchTcpJson } from './tools.js';
+import { firstLine, readBenchTcpJson } from './tools.js';
 import type { AcceptRun, AcceptVerdict } from './types.js';
 
 /** Above the 1 MiB slice so the run pipelines, small enough for about a second on a slow host. */
@@ -18,11 +18,13 @@ const NODE_BYTES = 8 << 20;
 const NODE_ITERS = 10;
 const NODE_TIMEOUT_S = 60;
 /**
- * A straggler is below half the hosts' median (and beyond the z threshold): a healthy 9-host testbed
- * spread its hosts from 0.64 to 1.19 of their median on a busy day, and a quarter-core cap put its
- * host at 0.12 (our measurements, docs/accept.md).
+ * A straggler is below 0.4 of the hosts' median (and beyond the z threshold): a healthy 12-host
+ * testbed had one host's run at 0.37 of the median once (its next run cleared it), and a quarter-core
+ * cap put its host at 0.12 (our measurements, docs/accept.md).
  */
-export const NODE_SLOW_FRACTION = 0.5;
+export const NODE_SLOW_FRACTION = 0.4;
+/** More runs of a suspect: a CI machine's bursts of other work can span two runs of one host. */
+const NODE_RETRIES = 2;
 
 /** The node check's command: bench tcp's own local launcher starting 2 ranks on this host. */
 export function nodeCheckArgv(benchCommand: readonly string[]): string[] {
@@ -39,7 +41,7 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
   const measureHost = async (index: number): Promise<{ index: number; run: AcceptRun; problem: string | null; timedOut: boolean }> => {
     beforeEach();
     const result = await launcher.exec(index, command, { timeoutS: NODE_TIMEOUT_S + 15 });
-    const figures = result.exitCode === 0 ? readBenchTcpJson(result.stdout) : `exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim().split('\n')[0] ?? ''}`;
+    const figures = result.exitCode === 0 ? readBenchTcpJson(result.stdout) : `exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}: ${firstLine(result.stderr)}`;
     const problem = typeof figures === 'string' ? figures : figures.wrong > 0 ? `${figures.wrong} wrong elements` : null;
     const run: AcceptRun = {
       stage: 'node',
@@ -63,16 +65,18 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
   const measured: Awaited<ReturnType<typeof measureHost>>[] = [];
   for (let index = 0; index < hosts.length; index++) if (live(hosts[index]!.name)) measured.push(await measureHost(index));
   // A machine's stall can slow one host's run; a straggler is slow every time. So each suspect runs
-  // once more and keeps its better figure (the extra runs are listed too).
+  // up to NODE_RETRIES more times, until its better figure clears the slow line (every run is listed).
   const extra: AcceptRun[] = [];
   const first = judgeAll(measured);
+  const fleet0 = median(measured.flatMap((m) => (m.run.measured !== null ? [m.run.measured] : [])));
   for (let k = 0; k < measured.length; k++) {
     if (first[k]!.verdict !== 'slow') continue;
-    const again = await measureHost(measured[k]!.index);
-    extra.push(again.run);
-    if (again.problem === null && (again.run.measured ?? 0) > (measured[k]!.run.measured ?? 0)) {
-      extra[extra.length - 1] = measured[k]!.run;
-      measured[k] = again;
+    for (let retry = 0; retry < NODE_RETRIES && (measured[k]!.run.measured ?? 0) < NODE_SLOW_FRACTION * fleet0; retry++) {
+      const again = await measureHost(measured[k]!.index);
+      if (again.problem === null && (again.run.measured ?? 0) > (measured[k]!.run.measured ?? 0)) {
+        extra.push(measured[k]!.run);
+        measured[k] = again;
+      } else extra.push(again.run);
     }
   }
   const judged = judgeAll(measured);

@@ -67,3 +67,6 @@ export function readBenchTcpJson(stdout: string): BenchTcpFigures | string {
   const wrong = [row.outOfPlace?.wrong, row.inPlace?.wrong].reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
   return { busbwGBps: busbw, wrong };
 }
+
+/** The first line of a tool's output, for one-line evidence. */
+export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';

@@ -53,12 +53,14 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     const name = `${base}a`;
     await up(name);
     const junit = path.join(tmp, 'accept.xml');
-    const run = await runCli(['accept', '--testbed', name, '--iperf-seconds', '2', '--json', '--junit', junit], { timeoutMs: 300_000 });
+    // Two pairs at a time, as the fault tests: four at once slowed each other on a loaded CI machine (docs/accept.md).
+    const run = await runCli(['accept', '--testbed', name, '--iperf-seconds', '2', '--concurrency', '2', '--json', '--junit', junit], { timeoutMs: 300_000 });
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as { kind: string; metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[]; runs: { stage: string; verdict: string }[] }; findings: { ruleId: string }[] };
-    expect(result.kind).toBe('accept');
+    // The culprits first, so that a failure shows what was blamed.
     expect(result.metrics.culprits).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(result.kind).toBe('accept');
     expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'node', 'pairs', 'full']);
     expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(9);
     // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once.
@@ -99,7 +101,7 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[] } };
     expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: `${name}-h6`, severity: 'error' });
     expect(result.metrics.culprits[0]!.evidence.join('\n')).toMatch(/a straggler: bench tcp --np 2 on the host alone reached [\d.]+ GB\/s, \d+% of the hosts' median/);
-    // One run per host, and one more for each suspect.
+    // One run per host, and up to two more for each suspect.
     expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(10);
   }, 320_000);
 

@@ -108,7 +108,8 @@ describe.skipIf(!canNetns || !haveCli || !haveIperf3)('two-tier testbed, mtu, cp
     expect(slowed).toBeLessThan(20e6 * 1.2);
     // From h3 to h5 (one leaf): h3's port, now through its hop u3 at 100 Mbit/s.
     const slowPort = iperf3(3, 5);
-    expect(slowPort).toBeGreaterThan(100e6 * 0.8);
+    // 0.6 as for h0 -> h2 above: a loaded CI machine measured 76 Mbit/s here (the 20 Mbit/s uplink is not on this path).
+    expect(slowPort).toBeGreaterThan(100e6 * 0.6);
     expect(slowPort).toBeLessThan(100e6 * 1.1);
     const again = await runCli(['testbed', 'fault', '--name', NAME, '--fault', 'leaf1:uplink-rate=10Mbps']);
     expect(again.code).toBe(2);
