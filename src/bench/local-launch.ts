@@ -79,7 +79,7 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
         stdio: ['ignore', rank === 0 ? 'pipe' : 'ignore', 'pipe'],
       });
       children.push(child);
-      if (child.stderr) errors.follow(child.stderr);
+      if (child.stderr) errors.follow(child.stderr, rank);
       if (rank === 0) child.stdout?.pipe(options.stdout ?? process.stdout, { end: false });
       return new Promise<void>((resolve) => {
         child.on('error', () => {
@@ -110,28 +110,25 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
 }
 
 /**
- * The ranks' stderr, passed through line by line, except that only the first rank's closing
- * error (`aifabric: ...`) is printed: one fault stops every rank, and N copies of it (or of its
- * consequences) would bury it. The others are counted in one line at the end.
+ * The ranks' stderr, passed through line by line, except that only one rank's closing error
+ * (`aifabric: ...`) is printed, once every rank has ended: one fault stops every rank, and N copies
+ * of it (or of its consequences) would bury it. The one printed names the cause: a message blaming a
+ * rank that printed no error of its own (it died, or hung) wins over one blaming a rank that stopped
+ * because of the fault and said so (with halving-doubling's partners a killed rank's partner may stop
+ * first, and its neighbours then report the partner); otherwise the first to arrive. The others are
+ * counted in one line.
  */
 class FirstErrorOnly {
-  private printedError = false;
-  private suppressed = 0;
+  private readonly errors: { rank: number; line: string }[] = [];
   private readonly pending: Promise<void>[] = [];
 
   constructor(private readonly out: NodeJS.WritableStream) {}
 
-  follow(stream: NodeJS.ReadableStream): void {
+  follow(stream: NodeJS.ReadableStream, rank: number): void {
     let partial = '';
     const onLine = (line: string): void => {
-      if (line.startsWith('aifabric: ') && process.env.AIFABRIC_DEBUG !== '1') {
-        if (this.printedError) {
-          this.suppressed++;
-          return;
-        }
-        this.printedError = true;
-      }
-      this.out.write(`${line}\n`);
+      if (line.startsWith('aifabric: ') && process.env.AIFABRIC_DEBUG !== '1') this.errors.push({ rank, line });
+      else this.out.write(`${line}\n`);
     };
     this.pending.push(
       new Promise<void>((resolve) => {
@@ -155,7 +152,20 @@ class FirstErrorOnly {
   }
 
   summarise(): void {
-    if (this.suppressed > 0) this.out.write(`aifabric: (${this.suppressed} more rank(s) stopped with it; AIFABRIC_DEBUG=1 prints each)\n`);
+    if (this.errors.length === 0) return;
+    const spoke = new Set(this.errors.map((error) => error.rank));
+    // describeRank's form, "rank 2 (host vm, pid 123)": the rank a message blames.
+    const blamed = (line: string): number | undefined => {
+      const match = /\brank (\d+) \(host /.exec(line);
+      return match ? Number(match[1]) : undefined;
+    };
+    const cause = this.errors.find((error) => {
+      const rank = blamed(error.line);
+      return rank !== undefined && !spoke.has(rank);
+    }) ?? this.errors[0]!;
+    this.out.write(`${cause.line}\n`);
+    const others = this.errors.length - 1;
+    if (others > 0) this.out.write(`aifabric: (${others} more rank(s) stopped with it; AIFABRIC_DEBUG=1 prints each)\n`);
   }
 }
 
