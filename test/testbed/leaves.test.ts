@@ -76,10 +76,11 @@ describe.skipIf(!canNetns || !haveCli || !haveIperf3)('two-tier testbed, mtu, cp
       expect(spawnSync('tc', ['-n', `${NAME}-sw`, 'class', 'show', 'dev', dev], { encoding: 'utf8' }).stdout).toMatch(/class htb 1:10 .*rate 50Mbit/);
     }
 
-    // Across leaves: the uplink's rate, both ways; in one leaf: the port's.
+    // Across leaves: the uplink's rate, both ways; in one leaf: the port's. The upper bounds prove the
+    // caps; the lower ones only that the traffic flows (a loaded CI machine measured 0.78 of 50 Mbit/s).
     for (const [from, to] of [[0, 3], [5, 2]] as const) {
       const bps = iperf3(from, to);
-      expect(bps, `h${from} -> h${to}`).toBeGreaterThan(UPLINK_RATE * 0.8);
+      expect(bps, `h${from} -> h${to}`).toBeGreaterThan(UPLINK_RATE * 0.6);
       expect(bps, `h${from} -> h${to}`).toBeLessThan(UPLINK_RATE * 1.2);
     }
     expect(iperf3(0, 2)).toBeGreaterThan(PORT_RATE * 0.6);
@@ -104,7 +105,7 @@ describe.skipIf(!canNetns || !haveCli || !haveIperf3)('two-tier testbed, mtu, cp
     const status = await runCli(['testbed', 'status', '--name', NAME]);
     expect(status.stdout).toContain('faults (both directions, switch side): h1 MTU 1400, h3 at 100 Mbit/s, h4 capped at 0.25 cores, leaf1 uplink at 20 Mbit/s');
     const slowed = iperf3(0, 4);
-    expect(slowed).toBeGreaterThan(20e6 * 0.8);
+    expect(slowed).toBeGreaterThan(20e6 * 0.6);
     expect(slowed).toBeLessThan(20e6 * 1.2);
     // From h3 to h5 (one leaf): h3's port, now through its hop u3 at 100 Mbit/s.
     const slowPort = iperf3(3, 5);
