@@ -63,9 +63,11 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     expect(result.kind).toBe('accept');
     expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'node', 'pairs', 'full']);
     expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(9);
-    // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once.
-    expect(result.metrics.stages.find((stage) => stage.name === 'pairs')?.runs).toBe(36);
-    expect(result.metrics.runs.filter((r) => r.stage === 'pairs' && r.verdict === 'pass')).toHaveLength(36);
+    // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once (plus a second run of a lone slow pair, if any).
+    const pairRuns = result.metrics.runs.filter((r) => r.stage === 'pairs');
+    expect(result.metrics.stages.find((stage) => stage.name === 'pairs')?.runs).toBe(pairRuns.length);
+    expect(pairRuns.length).toBeGreaterThanOrEqual(36);
+    expect(pairRuns.every((r) => r.verdict === 'pass')).toBe(true);
     expect(result.findings.map((finding) => finding.ruleId)).toEqual(['accept.pass']);
     expect(readFileSync(junit, 'utf8')).toContain('<testcase name="accept.pass" classname="aifabric.check.accept"');
   }, 320_000);
