@@ -9,6 +9,7 @@
 import { median } from '../core/stats.js';
 import type { HostOutcome } from './attribute.js';
 import type { AcceptHost, AcceptLauncher } from './engine.js';
+import { betterRun } from './better-run.js';
 import { judgeResults, type JudgeOptions, type JudgeResult } from './judge.js';
 import { firstLine, readBenchTcpJson } from './tools.js';
 import type { AcceptRun, AcceptVerdict } from './types.js';
@@ -76,12 +77,10 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
   const measured: Awaited<ReturnType<typeof measureHost>>[] = [];
   for (let index = 0; index < hosts.length; index++) if (live(hosts[index]!.name)) measured.push(await measureHost(index));
   const extra: AcceptRun[] = [];
-  /** Keep the better of two runs of one host (a stall only ever slows a run); list the other. */
   const keepBetter = (k: number, again: (typeof measured)[number]): void => {
-    if (again.problem === null && (again.run.measured ?? 0) > (measured[k]!.run.measured ?? 0)) {
-      extra.push(measured[k]!.run);
-      measured[k] = again;
-    } else extra.push(again.run);
+    const { keep, aside } = betterRun(measured[k]!, again, (m) => m.run.measured, (m) => m.problem !== null);
+    measured[k] = keep;
+    extra.push(aside.run);
   };
   // A second round over every host, in the same order, each keeping its better figure: the fleet's
   // spread is then the hosts', not the machine's moods (a healthy 9-host testbed's single runs spread

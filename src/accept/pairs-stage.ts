@@ -12,6 +12,7 @@ import { judgeResults, DEFAULT_SLOW_FRACTION, type JudgeInput } from './judge.js
 import { circlePairings, randomPairings, type PairRound } from './pairings.js';
 import { firstLine, iperf3ClientArgv, iperf3ServerArgv, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptRun, AcceptStage } from './types.js';
+import { betterRun } from './better-run.js';
 
 /**
  * Retransmitted segments per MB sent above which a pair is lossy, when also ten times the fleet's
@@ -114,11 +115,9 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
         checkBudget();
         const again = await runPair(a, b, [[a, b]]);
         count += 1;
-        const index = results.indexOf(suspect);
-        if (again.input.hardFailure === null && (share(again) ?? 0) > (share(suspect) ?? 0)) {
-          results[index] = again;
-          retried.push({ run: suspect.run, pair: `${a}~${b}` });
-        } else retried.push({ run: again.run, pair: `${a}~${b}` });
+        const { keep, aside } = betterRun(suspect, again, share, (r) => r.input.hardFailure !== null);
+        results[results.indexOf(suspect)] = keep;
+        retried.push({ run: aside.run, pair: `${a}~${b}` });
       }
     } finally {
       stages.push({ name: 'pairs', runs: count });

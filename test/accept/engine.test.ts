@@ -15,6 +15,9 @@ interface Scenario {
   /** Slow in the node stage (its own cores): every run, or (flaky) only its first. */
   straggler?: string;
   flaky?: string;
+  /** A pair slow on its first run only (a stall of the machine), or on every run (a bad link). */
+  flakyPair?: [string, string];
+  slowPair?: [string, string];
 }
 
 const RATE_BPS = 100e6;
@@ -36,7 +39,10 @@ function fakeLauncher(n: number, scenario: Scenario, log: string[][]): AcceptLau
       if (command[0] === 'iperf3') {
         const peer = byAddress.get(command[2]!)!;
         const involved = [name, peer];
-        const bps = involved.includes(scenario.slow ?? '') ? RATE_BPS * 0.24 : RATE_BPS * (0.95 + 0.004 * (host % 3));
+        const samePair = (pair: [string, string] | undefined): boolean => pair !== undefined && pair.includes(name) && pair.includes(peer);
+        const pairRuns = log.filter((entry) => entry[1] === 'iperf3' && entry[2] === '-c' && [name, peer].includes(entry[0]!) && [name, peer].includes(byAddress.get(entry[3]!)!)).length;
+        const pairSlow = samePair(scenario.slowPair) || (samePair(scenario.flakyPair) && pairRuns === 1);
+        const bps = involved.includes(scenario.slow ?? '') || pairSlow ? RATE_BPS * 0.24 : RATE_BPS * (0.95 + 0.004 * (host % 3));
         const bytes = (bps / 8) * 2;
         const retransmits = involved.includes(scenario.lossy ?? '') ? Math.round((bytes / 1e6) * 7) : 0;
         return ok(JSON.stringify({ end: { sum_sent: { bytes, retransmits }, sum_received: { bits_per_second: bps } } }));
@@ -169,5 +175,27 @@ describe('the node stage\'s gap rule', () => {
     expect(judgeFigures([0.9, 1.06, 1.04, 1.18, 0.84, 1.22, 0.3, 0.4, 0.47]).every((j) => j.verdict === 'pass')).toBe(true);
     // Two stragglers: both below half of the slowest healthy host.
     expect(judgeFigures([0.9, 1.06, 1.04, 1.18, 0.1, 1.22, 0.12, 0.8, 0.97]).map((j) => j.verdict).filter((v) => v === 'slow')).toHaveLength(2);
+  });
+});
+
+describe('the pairs stage\'s second run of a lone slow pair', () => {
+  const pairsOnly = { ...options, tools: ['iperf3'] as ('iperf3' | 'bench-tcp')[], stages: ['preflight', 'pairs'] as ('preflight' | 'pairs')[] };
+  it('a pair slow once is run again alone and passes on its better share; both runs are listed', async () => {
+    const log: string[][] = [];
+    const result = await runAcceptance(fakeLauncher(6, { flakyPair: ['t-h1', 't-h3'] }, log), { portRateBps: RATE_BPS }, pairsOnly);
+    expect(result.metrics.culprits).toEqual([]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 12 }, { name: 'pairs', runs: 16 }]);
+    const runsOfPair = result.metrics.runs.filter((run) => run.stage === 'pairs' && run.hosts.includes('t-h1') && run.hosts.includes('t-h3'));
+    expect(runsOfPair).toHaveLength(2);
+    expect(runsOfPair.every((run) => run.verdict === 'pass')).toBe(true);
+  });
+
+  it('a pair slow every time (a bad link) is run again, stays slow, and is blamed on neither host', async () => {
+    const result = await runAcceptance(fakeLauncher(6, { slowPair: ['t-h1', 't-h3'] }, []), { portRateBps: RATE_BPS }, pairsOnly);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 12 }, { name: 'pairs', runs: 16 }]);
+    expect(result.metrics.culprits.length).toBeGreaterThan(0);
+    expect(result.metrics.culprits.map((c) => c.kind)).not.toContain('node');
+    expect(result.metrics.culprits[0]!.id).toContain('t-h1');
+    expect(result.metrics.culprits[0]!.id).toContain('t-h3');
   });
 });
