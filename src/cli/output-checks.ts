@@ -1,13 +1,13 @@
 /**
  * Output paths are checked before a command does any work (a long bench or sim must not lose its
- * result to a bad `--out`, `--junit` or `--db` found only at the end). main.ts runs this as a
+ * result to a bad `--out`, `--junit`, `--drain-list`, `--prometheus` or `--db` found only at the end). main.ts runs this as a
  * preAction hook, so every command that writes gets the same check without repeating it.
  */
 import type { Command } from '@commander-js/extra-typings';
 import { checkOutputFile, checkOutputFolder } from '../core/output-path.js';
 
 /** Options that name a file this command writes. */
-const FILE_OPTIONS = ['out', 'junit'] as const;
+const FILE_OPTIONS = ['out', 'junit', 'drainList', 'prometheus'] as const;
 
 /** Commands whose `--out` is a folder, not a file. */
 const FOLDER_OUT_COMMANDS = new Set(['demo']);

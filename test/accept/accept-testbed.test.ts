@@ -110,12 +110,28 @@ describe.skipIf(!canRun)('accept --testbed', () => {
   it('one host with MTU 1400: that node, the evidence naming the MTU (preflight alone)', async () => {
     const name = `${base}m`;
     await up(name, ['h2:mtu=1400']);
-    const run = await runCli(['accept', '--testbed', name, '--stages', 'preflight', '--json'], { timeoutMs: 120_000 });
-    expect(run.code).toBe(1);
-    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] } };
-    expect(result.metrics.culprits).toHaveLength(1);
-    expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: `${name}-h2`, severity: 'error' });
-    expect(result.metrics.culprits[0]!.evidence.join('\n')).toContain('MTU 1400 (eth0 1400) where the other hosts have 1500');
+    const files = mkdtempSync(path.join(os.tmpdir(), 'accept-files-'));
+    try {
+      const drain = path.join(files, 'drain.sh');
+      const prom = path.join(files, 'accept.prom');
+      const run = await runCli(['accept', '--testbed', name, '--stages', 'preflight', '--json', '--drain-list', drain, '--prometheus', prom], { timeoutMs: 120_000 });
+      expect(run.code).toBe(1);
+      const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[] } };
+      expect(result.metrics.culprits).toHaveLength(1);
+      expect(result.metrics.culprits[0]).toMatchObject({ kind: 'node', id: `${name}-h2`, severity: 'error' });
+      expect(result.metrics.culprits[0]!.evidence.join('\n')).toContain('MTU 1400 (eth0 1400) where the other hosts have 1500');
+      // The drain lines name that host alone; the textfile marks it unhealthy and the other eight healthy.
+      const lines = readFileSync(drain, 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`^scontrol update NodeName=${name}-h2 State=DRAIN Reason='aifabric accept: .*MTU 1400`));
+      expect(lines[1]).toBe(`kubectl cordon ${name}-h2`);
+      const samples = readFileSync(prom, 'utf8').split('\n').filter((line) => line.startsWith('aifabric_accept_host_healthy{'));
+      expect(samples).toHaveLength(9);
+      expect(samples).toContain(`aifabric_accept_host_healthy{host="${name}-h2"} 0`);
+      expect(samples.filter((line) => line.endsWith(' 1'))).toHaveLength(8);
+    } finally {
+      rmSync(files, { recursive: true, force: true });
+    }
   }, 150_000);
 });
 

@@ -4,6 +4,7 @@ import { EnvironmentError } from '../../core/errors.js';
 import { runAcceptance, testbedLauncher, type AcceptStageName, type AcceptTool } from '../../accept/index.js';
 import { toJunitXml, type CheckResult } from '../../check/index.js';
 import { emitResult } from '../emit.js';
+import { renderDrainList, renderPrometheus } from '../render/accept-files.js';
 import { renderAcceptText } from '../render/accept-text.js';
 
 export interface AcceptCommandOptions {
@@ -18,6 +19,8 @@ export interface AcceptCommandOptions {
   json?: boolean;
   out?: string;
   junit?: string;
+  drainList?: string;
+  prometheus?: string;
   save?: boolean;
   db?: string;
 }
@@ -40,6 +43,9 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
     const asCheck = { ...result, metrics: { hosts: launcher.hosts.map((host) => ({ name: host.name })) } } as unknown as CheckResult;
     writeFileAtomic(options.junit, toJunitXml(asCheck));
   }
+  const ended = new Date();
+  if (options.drainList !== undefined) writeFileAtomic(options.drainList, renderDrainList(result.metrics, ended));
+  if (options.prometheus !== undefined) writeFileAtomic(options.prometheus, renderPrometheus(result.metrics, launcher.hosts.map((host) => host.name), ended));
   await emitResult(result, options, renderAcceptText);
   if (result.metrics.culprits.some((culprit) => culprit.severity === 'error')) process.exitCode = 1;
   if ((result.metrics as { budgetSpent?: boolean }).budgetSpent && result.metrics.culprits.length === 0) {

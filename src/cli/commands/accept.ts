@@ -1,6 +1,7 @@
 /**
  * `aifabric accept --testbed NAME [--tools iperf3,bench-tcp] [--stages ...] [--pairing circle|random]
- * [--seed N] [--budget 600s] [--iperf-seconds S] [--json] [--out FILE] [--junit FILE] [--save]`:
+ * [--seed N] [--budget 600s] [--iperf-seconds S] [--json] [--out FILE] [--junit FILE] [--drain-list FILE]
+ * [--prometheus FILE] [--save]`:
  * run the acceptance stages across the hosts, judge every result against the expectation and the
  * fleet, and name the bad node, link or fabric. Exit 0 with no culprit, 1 with an error culprit,
  * 2 for bad input, 3 when no host answers or the budget ran out before localisation.
@@ -37,7 +38,9 @@ export function registerAccept(program: Command): void {
     .option('--concurrency <n>', 'pairs stage: at most N pairs at once (default: all pairs of a round, which share no host)', positiveIntArg('--concurrency'))
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE')
-    .option('--junit <file>', 'also write the culprits as JUnit XML (for CI)');
+    .option('--junit <file>', 'also write the culprits as JUnit XML (for CI)')
+    .option('--drain-list <file>', 'also write the scontrol (Slurm) and kubectl cordon (Kubernetes) lines that would take each blamed node out of service; written, never run')
+    .option('--prometheus <file>', 'also write node-exporter textfile metrics (aifabric_accept_host_healthy and others)');
   addStoreOptions(command).action(async (options) => {
     const { runAcceptCommand } = await import('./accept-action.js');
     await runAcceptCommand(options);
