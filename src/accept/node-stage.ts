@@ -107,7 +107,7 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
     if (verdict === 'pass') return;
     const detail =
       verdict === 'slow' && m.run.measured !== null && fleet !== null
-        ? `a straggler: bench tcp --np 2 on the host alone reached ${m.run.measured.toFixed(3)} GB/s, ${((judgement.ofFleet ?? 0) * 100).toFixed(0)}% of the hosts' median ${fleet.toFixed(3)} GB/s (robust z-score ${(judgement.zScore ?? 0).toFixed(1)}${judgement.reasons.find((reason) => reason.includes('slowest other host')) ? `; ${judgement.reasons[1]} GB/s` : ''}): its cores, not its links`
+        ? `a straggler: bench tcp --np 2 on the host alone reached ${m.run.measured.toFixed(3)} GB/s, ${((judgement.ofFleet ?? 0) * 100).toFixed(0)}% of the hosts' median ${fleet.toFixed(3)} GB/s (robust z-score ${(judgement.zScore ?? 0).toFixed(1)}${judgement.gapReason !== undefined ? `; ${judgement.gapReason} GB/s` : ''}): its cores, not its links`
         : `bench tcp --np 2 on the host alone: ${judgement.reasons.join('; ')}`;
     outcomes.push({ host: m.run.hosts[0]!, verdict, argv: m.run.argv, detail });
   });
@@ -115,8 +115,11 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
   return { runs: [...measured.map((m) => m.run), ...extra], outcomes };
 }
 
+/** A judgement, with the gap rule's reason when that rule (not the z-score) made it slow. */
+export type NodeJudgement = JudgeResult & { gapReason?: string };
+
 /** Also slow: below the slow line and below NODE_GAP_FRACTION of every host above it (the z-score aside). */
-export function withGap(judged: JudgeResult[], figures: readonly (number | null)[], slowFraction: number): JudgeResult[] {
+export function withGap(judged: JudgeResult[], figures: readonly (number | null)[], slowFraction: number): NodeJudgement[] {
   return judged.map((judgement, k) => {
     const figure = figures[k] ?? null;
     if (judgement.verdict !== 'pass' || figure === null || judgement.ofFleet === null || judgement.ofFleet >= slowFraction || judgement.fleetMedian === null) return judgement;
@@ -124,6 +127,7 @@ export function withGap(judged: JudgeResult[], figures: readonly (number | null)
     if (above.length === 0) return judgement;
     const next = Math.min(...above);
     if (figure >= NODE_GAP_FRACTION * next) return judgement;
-    return { ...judgement, verdict: 'slow', reasons: [`${(judgement.ofFleet * 100).toFixed(0)}% of the fleet median ${judgement.fleetMedian.toFixed(3)}`, `${((figure / next) * 100).toFixed(0)}% of the slowest other host's ${next.toFixed(3)}`] };
+    const gapReason = `${((figure / next) * 100).toFixed(0)}% of the slowest other host's ${next.toFixed(3)}`;
+    return { ...judgement, verdict: 'slow', reasons: [`${(judgement.ofFleet * 100).toFixed(0)}% of the fleet median ${judgement.fleetMedian.toFixed(3)}`, gapReason], gapReason };
   });
 }
