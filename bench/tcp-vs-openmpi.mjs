@@ -11,10 +11,13 @@
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
-//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-ring]
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-ring] [--baseline-cli PATH]
 // --with-events adds ours with AIFABRIC_BENCH_PROGRESS=events (libuv's callbacks instead of the polling
 // progress engine) to the interleave, as its own column; --with-ring adds ours forced to the ring
 // (--algo ring) beside ours with its default --algo auto (halving-doubling on 4 and 8 ranks up to 16 MiB).
+// --baseline-cli PATH adds another build of aifabric (its dist/cli/main.js, e.g. from a `git worktree` of the
+// commit before a change) to the interleave as its own column, so a change is measured against what it replaces
+// in the same run.
 // With --testbed NAME both run under `aifabric testbed mpirun` (real Open MPI, one rank per emulated host of
 // that testbed, traffic over its shaped ports); the sendrecv-vs-iperf3 part is then left out.
 import { spawn, spawnSync } from 'node:child_process';
@@ -31,6 +34,7 @@ const maxSize = arg('max', '64M');
 const asJson = process.argv.includes('--json');
 const withEvents = process.argv.includes('--with-events');
 const withRing = process.argv.includes('--with-ring');
+const baselineCli = arg('baseline-cli', '');
 // --testbed NAME: run on a testbed made by `aifabric testbed up` (one rank per emulated host); no iperf3 part.
 const testbed = arg('testbed', '');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -60,12 +64,12 @@ function onTestbed(np, program, env = {}) {
   return spawnSync(process.execPath, [cli, 'testbed', 'mpirun', '--name', testbed, '--np', String(np), '--', ...program], { encoding: 'utf8', timeout: 900_000, env: { ...process.env, ...env } });
 }
 
-function ours(op, np, progress = 'poll', algo = 'auto') {
+function ours(op, np, progress = 'poll', algo = 'auto', build = cli) {
   const sweep = ['-b', '1M', '-e', maxSize, '-f', '2', '-n', iters, '-w', warmup, '-c', '0', '--algo', algo, '--json'];
   const env = { ...process.env, AIFABRIC_BENCH_PROGRESS: progress };
   const run = testbed
-    ? onTestbed(np, [process.execPath, cli, 'bench', 'tcp', '--op', op, ...sweep], { AIFABRIC_BENCH_PROGRESS: progress })
-    : spawnSync(process.execPath, [cli, 'bench', 'tcp', '--op', op, '--np', String(np), ...sweep], { encoding: 'utf8', timeout: 900_000, env });
+    ? onTestbed(np, [process.execPath, build, 'bench', 'tcp', '--op', op, ...sweep], { AIFABRIC_BENCH_PROGRESS: progress })
+    : spawnSync(process.execPath, [build, 'bench', 'tcp', '--op', op, '--np', String(np), ...sweep], { encoding: 'utf8', timeout: 900_000, env });
   if (run.status !== 0) throw new Error(`bench tcp --np ${np}: exit ${run.status}: ${run.stderr}`);
   const rows = new Map();
   for (const row of JSON.parse(run.stdout).metrics.rows) rows.set(row.sizeBytes, [row.outOfPlace, row.inPlace]);
@@ -106,11 +110,13 @@ for (const np of rankCounts) {
   const theirRing = [];
   const mineEvents = [];
   const mineRing = [];
+  const baseline = [];
   for (let r = 0; r < repeat; r++) {
     // Interleaved, rotating which goes first, so drift in machine load hits all alike.
     const runs = [() => mine.push(ours('all_reduce', np)), () => theirs.push(openMpi(np)), () => theirRing.push(openMpi(np, 4))];
     if (withEvents) runs.push(() => mineEvents.push(ours('all_reduce', np, 'events')));
     if (withRing) runs.push(() => mineRing.push(ours('all_reduce', np, 'poll', 'ring')));
+    if (baselineCli) runs.push(() => baseline.push(ours('all_reduce', np, 'poll', 'auto', baselineCli)));
     for (let k = 0; k < runs.length; k++) runs[(k + r) % runs.length]();
     log(`all_reduce np=${np} run ${r + 1}/${repeat} done (${Math.round((Date.now() - started) / 1000)} s)`);
   }
@@ -122,7 +128,8 @@ for (const np of rankCounts) {
     const ringOut = median(theirRing.map((rows) => rows.get(size)?.[0] ?? NaN));
     const eventsOut = withEvents ? median(mineEvents.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
     const oursRingOut = withRing ? median(mineRing.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
-    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}), ...(withRing ? { oursRingBusbwGBps: oursRingOut, oursRingRatio: oursRingOut / mpiOut } : {}) });
+    const baselineOut = baselineCli ? median(baseline.map((rows) => rows.get(size)[0].busbwGBps)) : NaN;
+    allReduce.push({ nranks: np, sizeBytes: size, oursBusbwGBps: oursOut, openMpiBusbwGBps: mpiOut, ratio: oursOut / mpiOut, openMpiRingBusbwGBps: ringOut, ringRatio: oursOut / ringOut, oursInPlaceBusbwGBps: oursIn, openMpiInPlaceBusbwGBps: mpiIn, inPlaceRatio: oursIn / mpiIn, ...(withEvents ? { oursEventsBusbwGBps: eventsOut, eventsRatio: eventsOut / mpiOut } : {}), ...(withRing ? { oursRingBusbwGBps: oursRingOut, oursRingRatio: oursRingOut / mpiOut } : {}), ...(baselineCli ? { baselineBusbwGBps: baselineOut, baselineRatio: baselineOut / mpiOut } : {}) });
   }
 }
 
@@ -130,14 +137,17 @@ const sendrecv = [];
 if (!testbed) {
   const mine = [];
   const reference = [];
+  const baseline = [];
   for (let r = 0; r < repeat; r++) {
     reference.push(await iperf3Bidir(3));
     mine.push(ours('sendrecv', 2));
+    if (baselineCli) baseline.push(ours('sendrecv', 2, 'poll', 'auto', baselineCli));
   }
   const iperf = median(reference);
   for (const size of mine[0].keys()) {
     const algbw = median(mine.map((rows) => rows.get(size)[0].algbwGBps));
-    sendrecv.push({ sizeBytes: size, oursAlgbwGBps: algbw, iperf3BidirPerDirectionGBps: iperf, ratio: algbw / iperf });
+    const baselineAlgbw = baselineCli ? median(baseline.map((rows) => rows.get(size)[0].algbwGBps)) : NaN;
+    sendrecv.push({ sizeBytes: size, oursAlgbwGBps: algbw, iperf3BidirPerDirectionGBps: iperf, ratio: algbw / iperf, ...(baselineCli ? { baselineAlgbwGBps: baselineAlgbw, baselineRatio: baselineAlgbw / iperf } : {}) });
   }
 }
 rmSync(work, { recursive: true, force: true });
@@ -148,15 +158,15 @@ if (asJson) {
 } else {
   const where = testbed ? `on testbed ${testbed}'s eth0, one rank per emulated host` : 'on lo';
   console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI MPI_Allreduce over btl tcp ${where}`);
-  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}${withRing ? ' | ours ring  ratio' : ''}`);
+  console.log(`# ranks        size     ours      MPI   ratio | MPI ring   ratio | in place: ours      MPI   ratio${withEvents ? ' | ours events  ratio' : ''}${withRing ? ' | ours ring  ratio' : ''}${baselineCli ? ' | baseline  ratio' : ''}`);
   for (const row of allReduce) {
-    const events = (withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '') + (withRing ? ` | ${row.oursRingBusbwGBps.toFixed(3).padStart(9)} ${row.oursRingRatio.toFixed(2).padStart(6)}` : '');
+    const events = (withEvents ? ` | ${row.oursEventsBusbwGBps.toFixed(3).padStart(11)} ${row.eventsRatio.toFixed(2).padStart(6)}` : '') + (withRing ? ` | ${row.oursRingBusbwGBps.toFixed(3).padStart(9)} ${row.oursRingRatio.toFixed(2).padStart(6)}` : '') + (baselineCli ? ` | ${row.baselineBusbwGBps.toFixed(3).padStart(8)} ${row.baselineRatio.toFixed(2).padStart(6)}` : '');
     console.log(
       `${String(row.nranks).padStart(7)} ${String(row.sizeBytes).padStart(11)} ${row.oursBusbwGBps.toFixed(3).padStart(8)} ${row.openMpiBusbwGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)} | ${row.openMpiRingBusbwGBps.toFixed(3).padStart(8)} ${row.ringRatio.toFixed(2).padStart(7)} | ${row.oursInPlaceBusbwGBps.toFixed(3).padStart(14)} ${row.openMpiInPlaceBusbwGBps.toFixed(3).padStart(8)} ${row.inPlaceRatio.toFixed(2).padStart(7)}${events}`,
     );
   }
   if (testbed) console.log(`# on testbed ${testbed}: one rank per emulated host, under aifabric testbed mpirun`);
   else console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
-  for (const row of sendrecv) console.log(`${String(row.sizeBytes).padStart(19)} ${row.oursAlgbwGBps.toFixed(3).padStart(8)} ${row.iperf3BidirPerDirectionGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)}`);
+  for (const row of sendrecv) console.log(`${String(row.sizeBytes).padStart(19)} ${row.oursAlgbwGBps.toFixed(3).padStart(8)} ${row.iperf3BidirPerDirectionGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)}${baselineCli ? ` | baseline ${row.baselineAlgbwGBps.toFixed(3)} ${row.baselineRatio.toFixed(2)}` : ''}`);
   console.log(`# load average (1 min) at the end: ${load.toFixed(2)}; TCP congestion control: ${spawnSync('sysctl', ['-n', 'net.ipv4.tcp_congestion_control'], { encoding: 'utf8' }).stdout.trim()}`);
 }

@@ -11,7 +11,7 @@ import type { HostOutcome } from './attribute.js';
 import type { AcceptHost, AcceptLauncher } from './engine.js';
 import { betterRun } from './better-run.js';
 import { judgeResults, type JudgeOptions, type JudgeResult } from './judge.js';
-import { firstLine, readBenchTcpJson } from './tools.js';
+import { ACCEPT_SETTLE, firstLine, readBenchTcpJson } from './tools.js';
 import type { AcceptRun, AcceptVerdict } from './types.js';
 
 /** Above the 1 MiB slice so the run pipelines, small enough for about a second on a slow host. */
@@ -36,7 +36,7 @@ const NODE_RETRIES = 2;
 
 /** The node check's command: bench tcp's own local launcher starting 2 ranks on this host. */
 export function nodeCheckArgv(benchCommand: readonly string[]): string[] {
-  return [...benchCommand, 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(NODE_BYTES), '-e', String(NODE_BYTES), '-n', String(NODE_ITERS), '-w', '2', '-c', '1', '--timeout', String(NODE_TIMEOUT_S), '--json'];
+  return [...benchCommand, 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(NODE_BYTES), '-e', String(NODE_BYTES), '-n', String(NODE_ITERS), '-w', '2', '--settle', ACCEPT_SETTLE, '-c', '1', '--timeout', String(NODE_TIMEOUT_S), '--json'];
 }
 
 export interface NodeStageResult {

@@ -41,9 +41,16 @@ export function readIperf3Json(stdout: string): Iperf3Figures | string {
   return { rateGbps: bps / 1e9, bytes: typeof bytes === 'number' ? bytes : 0, retransmits: typeof retransmits === 'number' ? retransmits : null };
 }
 
+/**
+ * bench tcp's `--settle` in acceptance runs: shorter than its 1 s default, since each host is judged
+ * against the others measured the same way and a stage runs it once or twice per host, yet long
+ * enough that the timed iterations do not hold the ranks' first compiles (src/bench/settle.ts).
+ */
+export const ACCEPT_SETTLE = '300ms';
+
 /** `aifabric bench tcp` all_reduce over the ranks the launcher starts, checked (`-c 1`), as JSON. */
 export function benchTcpArgv(benchCommand: readonly string[], sizeBytes: number, iters: number, timeoutS: number): string[] {
-  return [...benchCommand, 'bench', 'tcp', '--op', 'all_reduce', '-b', String(sizeBytes), '-e', String(sizeBytes), '-n', String(iters), '-w', '2', '-c', '1', '--timeout', String(timeoutS), '--json'];
+  return [...benchCommand, 'bench', 'tcp', '--op', 'all_reduce', '-b', String(sizeBytes), '-e', String(sizeBytes), '-n', String(iters), '-w', '2', '--settle', ACCEPT_SETTLE, '-c', '1', '--timeout', String(timeoutS), '--json'];
 }
 
 export interface BenchTcpFigures {

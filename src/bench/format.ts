@@ -5,6 +5,7 @@
  * produced it; the "device" of each rank line is its TCP transport.
  */
 import { perfName } from './collective.js';
+import { LATER_CELL_SHARE, SETTLE_ITERS } from './settle.js';
 import type { BenchCell, BenchParams, BenchRow, RankInfo } from './types.js';
 
 const pad = (text: string | number, width: number): string => String(text).padStart(width);
@@ -43,11 +44,16 @@ export interface HeaderInfo {
   ifname?: string;
 }
 
+/** How long each size settles before it is timed (settle.ts), as the first header line says it. */
+function settleNote(settleMs: number): string {
+  return settleMs > 0 ? `, settle ${settleMs / 1000} s before the first size and ${(settleMs * LATER_CELL_SHARE) / 1000} s before the others (at most ${SETTLE_ITERS} untimed iterations each)` : ', no settling';
+}
+
 export function formatHeader(info: HeaderInfo): string {
   const { params, peers } = info;
   const name = perfName(params.op);
   const lines = [
-    `# aifabric ${info.version} bench tcp: kernel TCP sockets, nccl-tests 2.19 output layout (launcher: ${info.launcher})`,
+    `# aifabric ${info.version} bench tcp: kernel TCP sockets, nccl-tests 2.19 output layout (launcher: ${info.launcher})${settleNote(params.settleMs ?? 0)}`,
     `# Collective test starting: ${name}`,
     `# nThread 1 nGpus 1 minBytes ${params.minBytes} maxBytes ${params.maxBytes} step: ${params.stepFactor}(factor) warmup iters: ${params.warmupIters} iters: ${params.iters} agg iters: 1 validation: ${params.check ? 1 : 0} graph: 0 unalign: 0`,
     '#',

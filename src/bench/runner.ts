@@ -13,6 +13,7 @@ import type { ControlChannel } from './control.js';
 import { ControlServer } from './control-server.js';
 import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
+import { LATER_CELL_SHARE, settle } from './settle.js';
 import { algoProblem, allReduceSchedule, COLLECTIVES, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
@@ -115,7 +116,8 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
     for (let cycle = 0; options.cycles === 0 || cycle < (options.cycles ?? 1); cycle++) {
       for (const op of ops) {
         if (identity.rank === 0) options.onSweepStart?.(op, cycle);
-        const sweepRows = await sweep(options, { ...params, op }, control, mesh, buffers);
+        // Later cycles of -N run on code compiled by the first: no settling again.
+        const sweepRows = await sweep(options, { ...params, op, settleMs: cycle === 0 ? params.settleMs : 0 }, control, mesh, buffers);
         const summary = summarise(sweepRows);
         total.outOfBounds += summary.outOfBounds;
         total.busbw += summary.avgBusbwGBps * 2 * sweepRows.length;
@@ -256,6 +258,8 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
     const cells: BenchCell[] = [];
     for (const inPlace of [false, true]) {
       const ctx = contextFor(sizeBytes, inPlace);
+      const settleMs = (params.settleMs ?? 0) * (rows.length === 0 && !inPlace ? 1 : LATER_CELL_SHARE);
+      const settled = await settle(() => run(ctx), async (ms) => ((await control.allSum([ms]))[0] ?? 0) / nranks, settleMs);
       await control.allSum([]);
       const start = performance.now();
       for (let i = 0; i < params.iters; i++) await run(ctx);
@@ -276,7 +280,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
         wrong = wrongSum;
       }
       const algbw = avgSeconds > 0 ? algBytes(params.op, counts.paramCount, elementBytes, nranks) / 1e9 / avgSeconds : 0;
-      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busBwFactor(params.op, nranks), wrong });
+      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busBwFactor(params.op, nranks), wrong, settleIterations: settled.iterations });
     }
     const row: BenchRow = {
       op: params.op,

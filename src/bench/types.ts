@@ -26,6 +26,8 @@ export interface BenchParams {
   stepFactor: number;
   iters: number;
   warmupIters: number;
+  /** Untimed time per cell before it is timed, at most SETTLE_ITERS iterations (settle.ts); 0 or absent: none. */
+  settleMs?: number;
   /** `-c`: 1 checks every result element. */
   check: boolean;
   dataType: DataType;
@@ -57,6 +59,8 @@ export interface BenchCell {
   busbwGBps: number;
   /** Mismatching elements summed over ranks; null when not checked (`-c 0`, printed N/A). */
   wrong: number | null;
+  /** Untimed iterations run just before this cell was timed (`--settle`, settle.ts). */
+  settleIterations: number;
 }
 
 export interface RankInfo {

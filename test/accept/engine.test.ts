@@ -79,7 +79,7 @@ describe('runAcceptance, scripted hosts', () => {
     const client = log.find((entry) => entry[1] === 'iperf3' && entry[2] === '-c')!;
     expect(client.slice(1)).toEqual(['iperf3', '-c', expect.stringMatching(/^10\.99\.0\.\d$/), '-B', expect.stringMatching(/^10\.99\.0\.\d$/), '-p', expect.stringMatching(/^\d+$/), '-t', '2', '-J']);
     const bench = log.find((entry) => entry.includes('bench'))!;
-    expect(bench.slice(1, 20)).toEqual(['aifabric', 'bench', 'tcp', '--op', 'all_reduce', '-b', '1048576', '-e', '1048576', '-n', expect.stringMatching(/^\d+$/), '-w', '2', '-c', '1', '--timeout', expect.stringMatching(/^\d+$/), '--json', 'RANK=0']);
+    expect(bench.slice(1, 22)).toEqual(['aifabric', 'bench', 'tcp', '--op', 'all_reduce', '-b', '1048576', '-e', '1048576', '-n', expect.stringMatching(/^\d+$/), '-w', '2', '--settle', '300ms', '-c', '1', '--timeout', expect.stringMatching(/^\d+$/), '--json', 'RANK=0']);
     expect(result.findings?.map((f) => f.ruleId)).toEqual(['accept.pass']);
   });
 
@@ -149,7 +149,7 @@ describe('the text table', () => {
     // 7 hosts twice (each keeps its better run), and two more runs of the suspect (it stays slow).
     expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 14 }, { name: 'node', runs: 16 }]);
     const nodeRuns = log.filter((entry) => entry.includes('--np'));
-    expect(nodeRuns[0]).toEqual(['t-h0', 'aifabric', 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(8 << 20), '-e', String(8 << 20), '-n', '10', '-w', '2', '-c', '1', '--timeout', '60', '--json']);
+    expect(nodeRuns[0]).toEqual(['t-h0', 'aifabric', 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(8 << 20), '-e', String(8 << 20), '-n', '10', '-w', '2', '--settle', '300ms', '-c', '1', '--timeout', '60', '--json']);
 
     const flaky = await runAcceptance(fakeLauncher(7, { flaky: 't-h2' }, []), { portRateBps: RATE_BPS }, nodeOnly);
     expect(flaky.metrics.culprits).toEqual([]);

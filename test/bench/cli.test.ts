@@ -88,6 +88,27 @@ describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
     expect(bad.stderr.split('\n')[0]).toBe('aifabric: --algo halving-doubling needs a power-of-two rank count (this job has 3 ranks); use ring or auto');
   });
 
+  it('--settle runs untimed iterations before each cell, says so in the header, and 0 turns it off', async () => {
+    const settled = await runCli(['bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', '16K', '-e', '64K', '-f', '4', '-n', '2', '-w', '0', '--settle', '200ms', '--json', '--timeout', '30']);
+    expect(settled.code).toBe(0);
+    const result = JSON.parse(settled.stdout);
+    expect(result.inputs.settleMs).toBe(200);
+    for (const row of result.metrics.rows) {
+      // Every cell ran at least one untimed batch, never more than the cap.
+      for (const cell of [row.outOfPlace, row.inPlace]) expect(cell.settleIterations).toBeGreaterThan(0);
+      for (const cell of [row.outOfPlace, row.inPlace]) expect(cell.settleIterations).toBeLessThanOrEqual(1000);
+    }
+    const text = await runCli(['bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', '16K', '-e', '16K', '-n', '2', '-w', '0', '--timeout', '30']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toContain('settle 1 s before the first size and 0.25 s before the others (at most 1000 untimed iterations each)');
+    const off = await runCli(['bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', '16K', '-e', '16K', '-n', '2', '-w', '0', '--settle', '0', '--json', '--timeout', '30']);
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stdout).metrics.rows[0].outOfPlace.settleIterations).toBe(0);
+    const bad = await runCli(['bench', 'tcp', '--np', '2', '--settle', '5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toContain('--settle');
+  });
+
   it('rejects a bad flag value with exit 2', async () => {
     const run = await runCli(['bench', 'tcp', '--np', '2', '--op', 'allreduce']);
     expect(run.code).toBe(2);

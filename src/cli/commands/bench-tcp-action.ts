@@ -36,6 +36,7 @@ export interface BenchTcpOptions {
   stepfactor: number;
   iters: number;
   warmup_iters: number;
+  settle: number;
   check: '0' | '1';
   datatype: DataType;
   redop: ReduceOp;
@@ -93,6 +94,7 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     stepFactor: options.stepfactor,
     iters: options.iters,
     warmupIters: options.warmup_iters,
+    settleMs: options.settle * 1000,
     check: options.check === '1',
     dataType: options.datatype,
     redOp: options.redop,

@@ -22,6 +22,9 @@ function opListArg(value: string): (typeof OPS)[number][] {
 /** Seconds as a plain number (`--timeout 60`, as nccl-tests' -T) or a duration (`90s`, `500ms`). */
 const timeoutArg = (value: string): number => (/^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : durationArg('--timeout')(value));
 
+/** `--settle 1s`, `500ms` or `0`: seconds. */
+const settleArg = (value: string): number => (/^\s*0+(\.0+)?\s*$/.test(value) ? 0 : durationArg('--settle')(value));
+
 export function registerBench(program: Command): void {
   const bench = program.command('bench').description('Measure real collectives on this machine and its network.');
   const tcp = bench
@@ -33,6 +36,7 @@ export function registerBench(program: Command): void {
     .option('-f, --stepfactor <n>', 'multiply the size by this between rows', positiveIntArg('-f'), 2)
     .option('-n, --iters <n>', 'timed iterations per size', positiveIntArg('-n'), 20)
     .option('-w, --warmup_iters <n>', 'untimed iterations at the largest and smallest size', nonNegativeIntArg('-w'), 5)
+    .option('--settle <duration>', 'before timing each size, untimed iterations until the ranks\' JavaScript is compiled: at most 300 or this long (0: none)', settleArg, 1)
     .option('-N, --run_cycles <n>', 'run the whole sweep N times (0: until interrupted, table output only)', nonNegativeIntArg('-N'), 1)
     .option('-c, --check <0|1>', 'check every result element (1) or not (0); wrong elements exit 1', choiceArg('-c', ['0', '1'] as const), '1' as '0' | '1')
     .option('-d, --datatype <type>', `element type: ${TYPES.join(', ')}`, choiceArg('-d', TYPES), 'float' as (typeof TYPES)[number])
