@@ -13,6 +13,7 @@ import type { Topology } from './topo/types.js';
 import { CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
 import { RoceConnection, type RoceConfig } from './transport/roce.js';
 import { TcpConnection, type TcpConfig } from './transport/tcp.js';
+import { RackTcpConnection } from './transport/tcp-rack.js';
 import { CollectiveWorkload } from './workload/collectives.js';
 import { FlowsWorkload, permutationTargets } from './workload/flows.js';
 import { IncastWorkload } from './workload/incast.js';
@@ -55,7 +56,19 @@ export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferCo
 
 function tcpConfigOf(scenario: Scenario): TcpConfig {
   const t = scenario.transport.tcp;
-  return { mssBytes: t.mss, initialCwndSegments: t.initialCwnd, minRtoPs: Math.round(t.minRto * 1e12), maxRtoPs: Math.round(t.maxRto * 1e12), cc: t.cc, ackEvery: t.ackEvery, delayedAckTimeoutPs: Math.round(t.delayedAckTimeout * 1e12), sack: t.sack };
+  return {
+    mssBytes: t.mss,
+    initialCwndSegments: t.initialCwnd,
+    minRtoPs: Math.round(t.minRto * 1e12),
+    maxRtoPs: Math.round(t.maxRto * 1e12),
+    cc: t.cc,
+    ackEvery: t.ackEvery,
+    delayedAckTimeoutPs: Math.round(t.delayedAckTimeout * 1e12),
+    quickAcks: t.quickAcks,
+    sack: t.sack,
+    rack: t.rack && t.sack,
+    tsoSegments: t.tsoSegments,
+  };
 }
 
 function roceConfigOf(scenario: Scenario, lineRateBps: number): RoceConfig {
@@ -153,7 +166,8 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
       if (transport === 'tcp') {
         const rtt =
           routeTimePs(topology, forward, tcpWireBytes(tcpConfig.mssBytes)) + routeTimePs(topology, reverse, MIN_FRAME_WIRE_BYTES);
-        return new TcpConnection(id, src, dst, CLS_LOSSY, forward, reverse, sim, tcpConfig, rtt);
+        const options = { id, src, dst, cls: CLS_LOSSY, forward, reverse, ctx: sim, config: tcpConfig, baseRttPs: rtt };
+        return tcpConfig.rack ? new RackTcpConnection(options) : new TcpConnection(options);
       }
       const roce = roceConfigOf(scenario, lineRate);
       return new RoceConnection(id, src, dst, pfcOn ? CLS_LOSSLESS : CLS_LOSSY, forward, reverse, sim, roce, lineRate);

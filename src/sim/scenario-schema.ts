@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
+import { CC_NAMES } from './transport/cc/index.js';
 
 function unitField(kind: 'size' | 'rate' | 'duration', allowZero: boolean) {
   return z.union([z.string(), z.number()]).transform((raw, ctx) => {
@@ -124,12 +125,20 @@ const tcpSchema = z
     /** Linux TCP_RTO_MIN (200 ms) and TCP_RTO_MAX (120 s), include/net/tcp.h. */
     minRto: durationField.default(0.2),
     maxRto: durationField.default(120),
-    cc: z.enum(['reno', 'cubic', 'dctcp']).default('reno'),
+    /** Congestion control (src/sim/transport/cc); Linux 6.x here runs bbr (net.ipv4.tcp_congestion_control). */
+    cc: z.enum(CC_NAMES).default('reno'),
     /** Delayed ACKs: ACK every N in-order segments (1 = every segment; Linux delays to every 2nd). */
     ackEvery: count.default(1),
+    /** Linux TCP_DELACK_MIN (HZ/25 = 40 ms), include/net/tcp.h. */
     delayedAckTimeout: durationField.default(0.04),
+    /** Segments acknowledged at once at the start (Linux quick-ACK mode: TCP_MAX_QUICKACKS = 16); 0 = none. */
+    quickAcks: z.number().int().nonnegative().default(0),
     /** Selective acknowledgements with RFC 6675 recovery (Linux default); false: NewReno. */
     sack: z.boolean().default(true),
+    /** RACK-TLP loss detection and tail loss probes (RFC 8985); Linux's default is on (tcp_recovery=1, tcp_early_retrans=3). Needs sack. */
+    rack: z.boolean().default(false),
+    /** Segments per packet (TSO/GSO super-packets as a veth testbed carries them; Linux sizes them up to 64 KB). 1 = none. */
+    tsoSegments: count.default(1),
   })
   .strict();
 

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CC_NAMES } from '../../src/sim/transport/cc/types.js';
 import { simulate } from './helpers.js';
 
 describe('conservation over random scenarios', () => {
@@ -15,7 +16,9 @@ describe('conservation over random scenarios', () => {
         fc.record({
           topology: fc.constantFrom('star', 'leaf-spine', 'rail', 'fat-tree'),
           transport: fc.constantFrom('tcp', 'roce'),
-          cc: fc.constantFrom('reno', 'cubic', 'dctcp'),
+          cc: fc.constantFrom(...CC_NAMES),
+          rack: fc.boolean(),
+          quickAcks: fc.constantFrom(0, 16),
           pfc: fc.boolean(),
           bufferKiB: fc.integer({ min: 8, max: 128 }),
           sharing: fc.constantFrom('static', 'dynamic'),
@@ -49,7 +52,7 @@ describe('conservation over random scenarios', () => {
                 ecn: { kmin: '5KB', kmax: '50KB', pmax: 0.2 },
                 ...(p.pfc ? { pfc: {} } : {}),
               },
-              transport: { kind: p.transport, tcp: { cc: p.cc, minRto: '1ms', ackEvery: p.ackEvery }, roce: { mtu: 1024 } },
+              transport: { kind: p.transport, tcp: { cc: p.cc, rack: p.rack, quickAcks: p.quickAcks, minRto: '1ms', ackEvery: p.ackEvery }, roce: { mtu: 1024 } },
               workloads: [workload],
               sim: { maxTime: '30s' },
             },

@@ -59,3 +59,24 @@ describe('bad scenarios', () => {
     expect(errorOf(scenario({ workload: '  - kind: incast\n    senders: 9\n    blockSize: 64KiB\n' }))).toMatch(/^s\.yaml:13:14 workloads\[0\]\.senders: 9 senders need 10 hosts/);
   });
 });
+
+describe('bad TCP options', () => {
+  const tcp = (options: string): string =>
+    `name: t\ntopology:\n${good.topology}switch:\n${good.switch}transport:\n  kind: tcp\n  tcp:\n${options}workloads:\n${good.workload}`;
+
+  it('accepts every congestion control and the Linux options', () => {
+    const s = parseScenario(tcp('    cc: bbr\n    rack: true\n    ackEvery: 2\n    quickAcks: 16\n    delayedAckTimeout: 40ms\n    initialCwnd: 10\n'), 's.yaml');
+    expect(s.transport.tcp).toMatchObject({ cc: 'bbr', rack: true, ackEvery: 2, quickAcks: 16, delayedAckTimeout: 0.04, initialCwnd: 10 });
+  });
+
+  it('an unknown congestion control: one line at its value, listing the known ones', () => {
+    const message = errorOf(tcp('    cc: vegas\n'));
+    expect(message).toMatch(/^s\.yaml:12:9 transport\.tcp\.cc: .*"reno".*"cubic".*"dctcp".*"bbr"/);
+    expect(message.split('\n')).toHaveLength(1);
+  });
+
+  it('a RACK switch that is not a boolean, and an unknown option', () => {
+    expect(errorOf(tcp('    rack: sometimes\n'))).toMatch(/^s\.yaml:12:11 transport\.tcp\.rack: /);
+    expect(errorOf(tcp('    tlp: true\n'))).toMatch(/^s\.yaml:\d+:\d+ transport\.tcp: Unrecognized key: "tlp"/);
+  });
+});

@@ -1,27 +1,29 @@
 /**
- * A TCP connection's sender (its receiver is tcp-receiver.ts): slow start and congestion
- * avoidance (Reno, CUBIC or DCTCP), SACK loss recovery (RFC 6675) or fast retransmit and NewReno
- * recovery (RFC 5681, RFC 6582), and a retransmission timer computed as Linux does
- * (net/ipv4/tcp_input.c tcp_rtt_estimator/tcp_set_rto: RTO = srtt + max(4 rttvar, rto_min),
- * rto_min 200 ms by default, doubled on each timeout). After a timeout the sender forgets the
- * SACK scoreboard and goes back to snd_una with a one-segment window. Timestamps (on by default
- * in Linux) give an RTT sample on every ACK. Connections start established: the handshake gave
- * one RTT sample of the idle path, as in the incast experiments where connections are persistent.
+ * A TCP connection's sender (its receiver is tcp-receiver.ts): slow start and congestion control
+ * through one interface (cc/: Reno, CUBIC, DCTCP, BBR), SACK loss recovery (RFC 6675) or fast
+ * retransmit and NewReno recovery (RFC 5681, RFC 6582), and a retransmission timer computed as
+ * Linux does (net/ipv4/tcp_input.c tcp_rtt_estimator/tcp_set_rto: RTO = srtt + max(4 rttvar,
+ * rto_min), rto_min 200 ms by default, doubled on each timeout up to rto_max). After a timeout
+ * this sender forgets the SACK scoreboard and goes back to snd_una with a one-segment window.
+ * Timestamps (on by default in Linux) give an RTT sample on every ACK. Connections start
+ * established: the handshake gave one RTT sample of the idle path, as in the incast experiments
+ * where connections are persistent. RACK-TLP (RFC 8985) lives in tcp-rack.ts, a subclass.
  */
 import { KIND_DATA } from '../net/packet-pool.js';
 import { tcpWireBytes } from '../net/wire.js';
+import { createCongestionControl, type CcName, type CcWindow, type CongestionControl, type RateSample } from './cc/index.js';
 import { Connection, EV_CC_TIMER, type SimContext } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
+import { SentSegments } from './sent-segments.js';
 import { TcpReceiver } from './tcp-receiver.js';
-import { DCTCP_G, growWindow, lossThreshold, type CcState, type CongestionControl } from './tcp-cc.js';
 
 export interface TcpConfig {
   mssBytes: number;
   initialCwndSegments: number;
   minRtoPs: number;
   maxRtoPs: number;
-  cc: CongestionControl;
+  cc: CcName;
   /**
    * Delayed ACKs (RFC 1122 4.2.3.2, RFC 5681 4.2): acknowledge every `ackEvery` in-order segments,
    * at once on anything out of order or at the end of a message (the segment that carries PSH),
@@ -29,63 +31,100 @@ export interface TcpConfig {
    */
   ackEvery: number;
   delayedAckTimeoutPs: number;
+  /** Linux quick-ACK mode at the start: the first `quickAcks` segments are acknowledged at once (TCP_MAX_QUICKACKS 16). */
+  quickAcks: number;
   /** Selective acknowledgements (RFC 2018) with RFC 6675 recovery; Linux's default (tcp_sack=1). */
   sack: boolean;
+  /** RACK-TLP (RFC 8985, tcp-rack.ts) instead of DupThresh recovery; Linux's default (tcp_recovery=1, tcp_early_retrans=3). */
+  rack: boolean;
+  /**
+   * Segments per packet of new data, up to what cwnd allows: TSO/GSO super-packets as a veth testbed
+   * carries them (one buffer admission, one ACK-able unit; Linux tcp_tso_autosize: up to 64 KB). 1 = none.
+   */
+  tsoSegments: number;
+}
+
+export interface TcpConnectionOptions {
+  id: number;
+  src: number;
+  dst: number;
+  /** Traffic class of the data packets. */
+  cls: number;
+  forward: Int32Array;
+  reverse: Int32Array;
+  ctx: SimContext;
+  config: TcpConfig;
+  /** Round trip of the idle path (the handshake's RTT sample), ps. */
+  baseRttPs: number;
 }
 
 /** RFC 6675 DupThresh: three segments SACKed above a hole make it lost. */
 const DUP_THRESH = 3;
+/** The sender's state as Linux names it (icsk_ca_state): Open, Recovery, Loss (after a timeout). */
+export const CA_OPEN = 0;
+export const CA_RECOVERY = 1;
+export const CA_LOSS = 2;
 
 export class TcpConnection extends Connection {
   readonly transport = 'tcp' as const;
-  private sndUna = 0;
-  private sndNxt = 0;
-  private sndMax = 0;
-  private readonly s: CcState;
+  protected sndUna = 0;
+  protected sndNxt = 0;
+  protected sndMax = 0;
+  protected readonly s: CcWindow;
+  readonly cc: CongestionControl;
   private dupAcks = 0;
-  private inRecovery = false;
-  private recover = 0;
+  protected inRecovery = false;
+  /** Set by a timeout until snd_una passes `recover` (only reported to the congestion control). */
+  private afterTimeout = false;
+  protected recover = 0;
   private retransmitNext = false;
-  private readonly board = new SackScoreboard();
+  protected readonly board = new SackScoreboard();
   /** RFC 6675 HighRxt: end of the highest retransmission in this recovery. */
   private highRxt = 0;
-  private srtt: number;
+  protected srtt: number;
   private rttvar: number;
-  private rto: number;
-  private readonly retransmitTimer = new RetransmitTimer(this.ctx, this.id);
-  // DCTCP per-window observation.
-  private windowEnd = 0;
-  private windowAcked = 0;
-  private windowMarked = 0;
-  private cwrEnd = 0;
-  private readonly receiver: TcpReceiver;
+  protected rto: number;
+  /** Lowest RTT sample (Linux tcp_min_rtt; the handshake's to begin with). */
+  protected minRtt: number;
+  protected readonly retransmitTimer = new RetransmitTimer(this.ctx, this.id);
+  protected readonly receiver: TcpReceiver;
+  /** Per-segment state: only for RACK-TLP and for congestion controls that need rate samples (BBR). */
+  protected readonly segs: SentSegments | null;
+  protected readonly rs: RateSample;
+  /** Earliest time the pacer lets the next packet go (0: unpaced). */
+  protected nextSendPs = 0;
+  /** This ACK's RTT sample (-1 none) and the bytes it got marked lost, for the rate sample. */
+  protected lastRttSample = -1;
+  protected newlyLostBytes = 0;
+  protected readonly config: TcpConfig;
 
-  constructor(
-    id: number,
-    src: number,
-    dst: number,
-    cls: number,
-    forward: Int32Array,
-    reverse: Int32Array,
-    ctx: SimContext,
-    private readonly config: TcpConfig,
-    baseRttPs: number,
-  ) {
-    super(id, src, dst, cls, forward, reverse, ctx);
+  constructor(o: TcpConnectionOptions) {
+    super(o.id, o.src, o.dst, o.cls, o.forward, o.reverse, o.ctx);
+    const config = o.config;
+    this.config = config;
     const mss = config.mssBytes;
-    this.s = { cwnd: config.initialCwndSegments * mss, ssthresh: Infinity, mss, wMax: 0, epochStartPs: -1, cubicK: 0, dctcpAlpha: 1 };
-    this.srtt = baseRttPs;
-    this.rttvar = baseRttPs / 2;
+    this.s = { cwnd: config.initialCwndSegments * mss, ssthresh: Infinity, mss };
+    this.cc = createCongestionControl(config.cc, this.s, { initialRttPs: o.baseRttPs, seed: o.id + 1 });
+    this.srtt = o.baseRttPs;
+    this.rttvar = o.baseRttPs / 2;
+    this.minRtt = o.baseRttPs;
     this.rto = this.computeRto();
-    this.receiver = new TcpReceiver(this, ctx, config);
+    this.receiver = new TcpReceiver(this, o.ctx, { ...config, dsack: config.rack });
+    this.segs = config.rack || this.cc.controlsWindow ? new SentSegments() : null;
+    this.rs = { nowPs: 0, ackedBytes: 0, deliveredBytes: -1, intervalPs: -1, priorDelivered: 0, isAppLimited: false, lostBytes: 0, rttPs: -1, inflightBytes: 0, totalDelivered: 0, caState: CA_OPEN, mss };
   }
 
   get ecnCapable(): boolean {
-    return this.config.cc === 'dctcp';
+    return this.cc.ecnCapable;
   }
 
   get cwndBytes(): number {
     return this.s.cwnd;
+  }
+
+  /** CA_OPEN, CA_RECOVERY or CA_LOSS (Linux icsk_ca_state). */
+  get lossState(): number {
+    return this.inRecovery ? CA_RECOVERY : this.afterTimeout ? CA_LOSS : CA_OPEN;
   }
 
   payloadRateBps(lineRateBps: number): number {
@@ -97,10 +136,18 @@ export class TcpConnection extends Connection {
   }
 
   readiness(now: number): number {
+    const ready = this.windowReadiness(now);
+    return ready <= now && this.nextSendPs > now ? this.nextSendPs : ready;
+  }
+
+  private windowReadiness(now: number): number {
     if (this.inRecovery && this.config.sack) return this.sackNextSeq() >= 0 && this.pipe() + this.config.mssBytes <= this.s.cwnd + 1e-6 ? now : Infinity;
     if (this.retransmitNext) return now;
-    if (this.sndNxt >= this.appLimit) return Infinity;
     const flight = this.sndNxt - this.sndUna;
+    if (this.sndNxt >= this.appLimit) {
+      if (this.segs !== null && this.segs.appLimited === 0 && flight < this.s.cwnd) this.segs.markAppLimited(flight);
+      return Infinity;
+    }
     // Whole segments only, as Linux counts packets in flight against cwnd.
     return flight + this.config.mssBytes <= this.s.cwnd + 1e-6 || flight === 0 ? now : Infinity;
   }
@@ -123,15 +170,43 @@ export class TcpConnection extends Connection {
       this.countRetransmit();
     } else {
       seq = this.sndNxt;
-      len = Math.min(mss, this.appLimit - seq);
+      len = Math.min(this.batch(this.sndNxt - this.sndUna), this.appLimit - seq);
       if (seq < this.sndMax) this.countRetransmit();
       this.sndNxt = seq + len;
       if (this.sndNxt > this.sndMax) this.sndMax = this.sndNxt;
     }
-    const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, tcpWireBytes(len), now);
-    if (this.ecnCapable) this.ctx.pool.ecn[p] = 1;
+    if (this.segs !== null) this.recordSend(seq, seq + len, now);
+    return this.emit(seq, len, now);
+  }
+
+  /** Keep the per-segment state of a send: new data, or a retransmission of what was sent before. */
+  protected recordSend(start: number, end: number, now: number): void {
+    const segs = this.segs as SentSegments;
+    const known = segs.count > 0 ? (segs.end[segs.at(segs.count - 1)] as number) : this.sndUna;
+    if (start < known) segs.retransmit(start, Math.min(end, known), now);
+    if (end > known) segs.push(Math.max(start, known), end, now);
+  }
+
+  /** Bytes of new data one packet may carry: one MSS, or with TSO as many whole segments as cwnd leaves room for. */
+  protected batch(inflight: number): number {
+    const mss = this.config.mssBytes;
+    const tso = this.config.tsoSegments;
+    if (tso <= 1) return mss;
+    return mss * Math.max(1, Math.min(tso, Math.floor((this.s.cwnd + 1e-6 - inflight) / mss)));
+  }
+
+  /** Build the data packet [seq, seq + len), start the RTO if it is idle, and advance the pacer. */
+  protected emit(seq: number, len: number, now: number): number {
+    const mss = this.config.mssBytes;
+    // A TSO packet takes the wire time of its segments, each with its own headers.
+    const wire = len <= mss ? tcpWireBytes(len) : tcpWireBytes(len) + (Math.ceil(len / mss) - 1) * (tcpWireBytes(mss) - mss);
+    const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
+    if (this.cc.ecnCapable) this.ctx.pool.ecn[p] = 1;
     if (this.firstSendPs < 0) this.firstSendPs = now;
     if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.rto);
+    const rate = this.cc.pacingBytesPerPs;
+    // Linux internal pacing (tcp_output.c tcp_update_skb_after_send): the next send waits len / rate.
+    if (rate !== Infinity) this.nextSendPs = Math.max(this.nextSendPs, now) + Math.ceil(len / rate);
     return p;
   }
 
@@ -159,7 +234,7 @@ export class TcpConnection extends Connection {
     return this.sndMax - this.sndUna - this.board.bytes - lostWaiting;
   }
 
-  private countRetransmit(): void {
+  protected countRetransmit(): void {
     this.retransmittedPackets++;
     this.ctx.counters.retransmittedPackets++;
   }
@@ -173,9 +248,11 @@ export class TcpConnection extends Connection {
     if (this.sndUna >= this.sndMax) return;
     this.timeouts++;
     this.ctx.counters.timeouts++;
-    this.s.ssthresh = lossThreshold(this.config.cc, this.s, this.sndMax - this.sndUna);
+    this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+    this.cc.onTimeout(this.s);
     this.s.cwnd = this.config.mssBytes;
     this.inRecovery = false;
+    this.afterTimeout = true;
     this.dupAcks = 0;
     this.recover = this.sndMax;
     this.retransmitNext = false;
@@ -196,29 +273,39 @@ export class TcpConnection extends Connection {
     const ack = pool.seq[p] as number;
     const now = this.ctx.now;
     const mss = this.config.mssBytes;
-    if (this.config.cc === 'dctcp') this.observeEcn(ack, pool.ecn[p] === 1, now);
+    const cc = this.cc;
+    const owns = cc.controlsWindow;
+    if (cc.ecnCapable) {
+      const ece = pool.ecn[p] === 1;
+      if (ece) this.ctx.counters.ecnEchoes++;
+      cc.inAckEvent(this.s, ack, this.sndUna, this.sndMax, ece, this.inRecovery);
+    }
+    const segs = this.segs;
+    if (segs !== null) segs.beginAck();
     const sack = this.config.sack;
     if (ack > this.sndUna) {
       const acked = ack - this.sndUna;
       this.sndUna = ack;
       if (this.sndNxt < ack) this.sndNxt = ack;
       if (sack) this.board.prune(ack);
+      if (segs !== null) segs.ackTo(ack, noop);
       this.updateRtt(now - (pool.ts[p] as number));
+      if (ack >= this.recover) this.afterTimeout = false;
       if (this.inRecovery) {
         if (ack >= this.recover) {
           this.inRecovery = false;
-          this.s.cwnd = this.s.ssthresh;
+          if (!owns) this.s.cwnd = this.s.ssthresh;
           this.dupAcks = 0;
         } else if (sack) {
           this.dupAcks = 0;
         } else {
           // NewReno partial ACK (RFC 6582 3.2): retransmit the next hole, deflate by what was acked.
           this.retransmitNext = true;
-          this.s.cwnd = Math.max(this.s.cwnd - acked + mss, mss);
+          if (!owns) this.s.cwnd = Math.max(this.s.cwnd - acked + mss, mss);
         }
       } else {
         this.dupAcks = 0;
-        growWindow(this.config.cc, this.s, acked, now, this.srtt);
+        cc.congAvoid(this.s, acked, now, this.srtt, this.minRtt);
       }
       if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
       else this.retransmitTimer.arm(now + this.rto);
@@ -227,26 +314,56 @@ export class TcpConnection extends Connection {
     } else if (ack === this.sndUna && this.sndMax > this.sndUna) {
       this.dupAcks++;
       if (!this.inRecovery && this.dupAcks === 3 && ack >= this.recover) {
-        this.s.ssthresh = lossThreshold(this.config.cc, this.s, this.sndMax - this.sndUna);
-        this.s.cwnd = this.s.ssthresh + 3 * mss;
+        this.s.ssthresh = cc.ssthresh(this.s, this.sndMax - this.sndUna);
+        if (!owns) this.s.cwnd = this.s.ssthresh + 3 * mss;
         this.inRecovery = true;
         this.recover = this.sndMax;
         this.retransmitNext = true;
-      } else if (this.inRecovery) {
+      } else if (this.inRecovery && !owns) {
         this.s.cwnd += mss;
       }
     }
     if (sack) this.onSackBlocks(p);
+    if (owns) this.rateSample(now, this.inflight(), this.lossState);
     this.ctx.kickHost(this.src);
+  }
+
+  /**
+   * Bytes in flight as Linux counts them (tcp_packets_in_flight): RFC 6675's pipe in recovery (lost
+   * holes excluded); after a timeout only what was sent again since (go-back-N from snd_una).
+   */
+  protected inflight(): number {
+    if (this.inRecovery && this.config.sack) return this.pipe();
+    return Math.max(0, this.sndNxt - this.sndUna - this.board.sackedBetween(this.sndUna, this.sndNxt));
+  }
+
+  /** Fill this ACK's rate sample (tcp_rate.c tcp_rate_gen) and hand it to cong_control (BBR). */
+  protected rateSample(now: number, inflightBytes: number, caState: number): void {
+    const segs = this.segs as SentSegments;
+    const rs = this.rs;
+    rs.nowPs = now;
+    rs.inflightBytes = inflightBytes;
+    rs.caState = caState;
+    rs.rttPs = this.lastRttSample;
+    rs.lostBytes = this.newlyLostBytes;
+    this.newlyLostBytes = 0;
+    this.lastRttSample = -1;
+    segs.endAck(rs, now, this.minRtt);
+    this.cc.congControl(this.s, rs);
+    if (this.cc.holdsAppLimited) segs.markAppLimited(inflightBytes);
   }
 
   /** Merge the ACK's SACK blocks; enter RFC 6675 recovery on DupThresh duplicates or a lost hole. */
   private onSackBlocks(p: number): void {
     const blocks = this.ctx.pool.sack;
+    const segs = this.segs;
     for (let k = 0; k < SACK_BLOCKS; k++) {
       const start = blocks[6 * p + 2 * k] as number;
       const end = blocks[6 * p + 2 * k + 1] as number;
-      if (end > start) this.board.add(start, end, this.sndUna);
+      if (end > start) {
+        this.board.add(start, end, this.sndUna);
+        if (segs !== null && end > this.sndUna) segs.sack(Math.max(start, this.sndUna), end, noop);
+      }
     }
     const mss = this.config.mssBytes;
     if (
@@ -255,41 +372,23 @@ export class TcpConnection extends Connection {
       this.sndUna >= this.recover &&
       (this.dupAcks >= DUP_THRESH || this.board.bytes >= DUP_THRESH * mss)
     ) {
-      this.s.ssthresh = lossThreshold(this.config.cc, this.s, this.sndMax - this.sndUna);
-      this.s.cwnd = this.s.ssthresh;
+      this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+      if (this.cc.controlsWindow) this.cc.onRecoveryStart(this.s, this.rs);
+      else this.s.cwnd = this.s.ssthresh;
       this.inRecovery = true;
       this.recover = this.sndMax;
       this.highRxt = this.sndUna;
     }
   }
 
-  private updateRtt(sample: number): void {
+  protected updateRtt(sample: number): void {
     if (sample <= 0) return;
+    this.lastRttSample = sample;
+    if (sample < this.minRtt) this.minRtt = sample;
     this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - sample);
     this.srtt = 0.875 * this.srtt + 0.125 * sample;
     this.rto = this.computeRto();
   }
-
-  /** DCTCP: fraction of marked bytes per window; at most one cut per window (tcp_dctcp.c). */
-  private observeEcn(ack: number, ece: boolean, now: number): void {
-    const acked = Math.max(0, ack - this.sndUna);
-    this.windowAcked += acked;
-    if (ece) {
-      this.windowMarked += Math.max(acked, 1);
-      this.ctx.counters.ecnEchoes++;
-      if (ack >= this.cwrEnd && !this.inRecovery) {
-        this.s.cwnd = Math.max(this.s.cwnd * (1 - this.s.dctcpAlpha / 2), 2 * this.config.mssBytes);
-        this.s.ssthresh = this.s.cwnd;
-        this.cwrEnd = this.sndMax;
-      }
-    }
-    if (ack >= this.windowEnd) {
-      const fraction = this.windowAcked > 0 ? Math.min(1, this.windowMarked / this.windowAcked) : 0;
-      this.s.dctcpAlpha = (1 - DCTCP_G) * this.s.dctcpAlpha + DCTCP_G * fraction;
-      this.windowAcked = 0;
-      this.windowMarked = 0;
-      this.windowEnd = this.sndMax;
-    }
-    void now;
-  }
 }
+
+function noop(): void {}

@@ -1,0 +1,192 @@
+/**
+ * Linux TCP mechanisms one at a time, driven packet by packet (tcp-harness.ts): tail loss probe
+ * (RFC 8985 section 7), RACK's time-based loss detection (section 6), the RTO's floor and
+ * exponential back-off (RFC 6298 5.5, Linux tcp_retransmit_timer), delayed and quick ACKs.
+ */
+import { describe, expect, it } from 'vitest';
+import { RackTcpConnection } from '../../src/sim/transport/tcp-rack.js';
+import { Harness, MSS } from './tcp-harness.js';
+
+const MS = 1e9;
+
+describe('tail loss probe (RACK-TLP)', () => {
+  // IW10 leaves at t = 0; one RTT (10 ms) later the first eight are acknowledged; 9 and 10 are lost.
+  const tail = (rack: boolean): Harness => {
+    const h = new Harness({ rack });
+    expect(h.send()).toHaveLength(10);
+    h.advance(10 * MS);
+    h.ack(8 * MSS, [], 0);
+    expect(h.send()).toHaveLength(0);
+    return h;
+  };
+
+  it('probes the last segment at PTO = 2 SRTT + 2 ms, and RACK repairs the rest one RTT later, with no RTO', () => {
+    const h = tail(true);
+    const conn = h.conn as RackTcpConnection;
+    // srtt = 10 ms; two segments out: PTO = 2 x 10 ms + TCP_TIMEOUT_MIN (2 ms) after the ACK.
+    h.advance(32 * MS - 1);
+    expect(h.send()).toHaveLength(0);
+    expect(conn.lossProbes).toBe(0);
+    h.advance(32 * MS);
+    expect(h.send().map((s) => s.seq)).toEqual([9 * MSS]);
+    expect(conn.lossProbes).toBe(1);
+    // The probe's SACK one RTT later: segment 9 was sent long before it, so RACK deems it lost at once.
+    h.advance(42 * MS);
+    h.ack(8 * MSS, [[9 * MSS, 10 * MSS]], 32 * MS);
+    expect(h.send().map((s) => s.seq)).toEqual([8 * MSS]);
+    h.advance(52 * MS);
+    h.ack(10 * MSS, [], 42 * MS);
+    // Everything is acknowledged: no RTO ever fires.
+    h.advance(2000 * MS);
+    expect(h.send()).toHaveLength(0);
+    expect(h.counters.timeouts).toBe(0);
+    expect(h.counters.retransmittedPackets).toBe(2);
+  });
+
+  it('without RACK-TLP the same tail waits for the RTO (srtt + 200 ms)', () => {
+    const h = tail(false);
+    h.advance(200 * MS);
+    expect(h.send()).toHaveLength(0);
+    h.advance(230 * MS);
+    expect(h.counters.timeouts).toBe(1);
+    expect(h.send()[0]?.seq).toBe(8 * MSS);
+  });
+});
+
+describe('RACK loss detection by time', () => {
+  it('one SACKed segment above a hole (below DupThresh) marks it lost after RACK.rtt + min_rtt / 4 (+ 2 ms timer slack)', () => {
+    const h = new Harness({ rack: true });
+    h.send();
+    h.advance(10 * MS);
+    // Segment 9 is missing, 10 arrived: one SACKed segment, so reo_wnd = min_rtt / 4 = 2.5 ms.
+    h.ack(8 * MSS, [[9 * MSS, 10 * MSS]], 0);
+    expect(h.send()).toHaveLength(0);
+    h.advance(14.5 * MS - 1);
+    expect(h.send()).toHaveLength(0);
+    h.advance(14.5 * MS);
+    expect(h.send().map((s) => s.seq)).toEqual([8 * MSS]);
+    expect(h.counters.timeouts).toBe(0);
+  });
+
+  it('three SACKed segments (DupThresh) set reo_wnd to 0: the hole is retransmitted on that ACK', () => {
+    const h = new Harness({ rack: true });
+    h.send();
+    h.advance(10 * MS);
+    h.ack(6 * MSS, [[7 * MSS, 10 * MSS]], 0);
+    expect(h.send().map((s) => s.seq)).toEqual([6 * MSS]);
+  });
+
+  it('a lost retransmission is found again by RACK, not by the RTO', () => {
+    const h = new Harness({ rack: true, initialCwndSegments: 20 });
+    h.conn.appLimit = 40 * MSS;
+    h.send();
+    h.advance(10 * MS);
+    h.ack(0, [[MSS, 4 * MSS]], 0);
+    expect(h.send()[0]?.seq).toBe(0);
+    // The retransmission is lost too; segments sent after it get SACKed a while later.
+    h.advance(11 * MS);
+    h.ack(0, [[MSS, 20 * MSS]], 1 * MS);
+    h.send();
+    h.advance(25 * MS);
+    h.ack(0, [[MSS, 24 * MSS]], 11 * MS);
+    expect(h.send().some((s) => s.seq === 0)).toBe(true);
+    expect(h.counters.timeouts).toBe(0);
+  });
+});
+
+describe('retransmission timeout', () => {
+  it('RTO = srtt + max(4 rttvar, rto_min), doubled at each timeout, capped at rto_max', () => {
+    const h = new Harness({ maxRtoPs: 1000 * MS });
+    h.send();
+    // Handshake sample 10 ms: rttvar 5 ms, so RTO = 10 ms + max(20 ms, 200 ms) = 210 ms.
+    const fired: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = h.nextTimerPs();
+      h.advance(t);
+      fired.push(t / MS);
+      h.send();
+    }
+    expect(fired).toEqual([210, 210 + 420, 630 + 840, 1470 + 1000, 2470 + 1000]);
+    expect(h.counters.timeouts).toBe(5);
+  });
+
+  it('the minimum RTO holds on a microsecond path', () => {
+    const h = new Harness({ minRtoPs: 1 * MS }, 20e6);
+    h.send();
+    expect(h.nextTimerPs()).toBeCloseTo(1 * MS + 20e6, -3);
+  });
+});
+
+describe('delayed ACK', () => {
+  const acksFor = (config: Record<string, number>, segments: number): number => {
+    const h = new Harness(config);
+    for (let i = 0; i < segments; i++) h.data(i * MSS, MSS);
+    return h.takeAcks().length;
+  };
+
+  it('acknowledging every second full segment halves the ACK count', () => {
+    expect(acksFor({ ackEvery: 1 }, 40)).toBe(40);
+    expect(acksFor({ ackEvery: 2 }, 40)).toBe(20);
+  });
+
+  it('quick-ACK mode acknowledges the first 16 segments at once (Linux TCP_MAX_QUICKACKS), then every second', () => {
+    expect(acksFor({ ackEvery: 2, quickAcks: 16 }, 40)).toBe(16 + 12);
+  });
+
+  it('a lone segment is acknowledged by the 40 ms delayed-ACK timer', () => {
+    const h = new Harness({ ackEvery: 2 });
+    h.data(0, MSS);
+    expect(h.takeAcks()).toHaveLength(0);
+    h.advance(40 * MS - 1);
+    expect(h.takeAcks()).toHaveLength(0);
+    h.advance(40 * MS);
+    expect(h.takeAcks().map((a) => a.ack)).toEqual([MSS]);
+  });
+
+  it('the segment that fills the last gap is acknowledged at once (RFC 5681 4.2), not after 40 ms', () => {
+    const h = new Harness({ ackEvery: 2 });
+    h.data(MSS, MSS);
+    expect(h.takeAcks().map((a) => a.ack)).toEqual([0]);
+    h.data(0, MSS);
+    expect(h.takeAcks().map((a) => a.ack)).toEqual([2 * MSS]);
+  });
+
+  it('a retransmission the receiver already holds restarts quick-ACK mode (Linux tcp_data_queue)', () => {
+    const h = new Harness({ ackEvery: 2, quickAcks: 3 });
+    for (let i = 0; i < 6; i++) h.data(i * MSS, MSS);
+    // Three quick ACKs, then one per two segments (the sixth waits for its pair).
+    expect(h.takeAcks()).toHaveLength(3 + 1);
+    h.data(0, MSS);
+    h.takeAcks();
+    h.data(6 * MSS, MSS);
+    h.data(7 * MSS, MSS);
+    expect(h.takeAcks()).toHaveLength(2);
+  });
+
+  it('with RACK-TLP on, a duplicate segment is reported as a DSACK block (RFC 2883)', () => {
+    const h = new Harness({ rack: true });
+    h.data(0, MSS);
+    h.data(0, MSS);
+    const acks = h.takeAcks();
+    expect(acks[1]?.ack).toBe(MSS);
+    expect(acks[1]?.sack.slice(0, 2)).toEqual([0, MSS]);
+  });
+});
+
+describe('TSO-like batching', () => {
+  it('new data leaves in packets of up to tsoSegments whole segments, as cwnd allows; each counts as that many segments for delayed ACKs', () => {
+    const h = new Harness({ tsoSegments: 4 });
+    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4, 2]);
+    const r = new Harness({ ackEvery: 2, tsoSegments: 4 });
+    r.data(0, 4 * MSS);
+    expect(r.takeAcks().map((a) => a.ack)).toEqual([4 * MSS]);
+  });
+
+  it('with RACK-TLP the same batches, and a lost batch is resent whole', () => {
+    const h = new Harness({ tsoSegments: 4, rack: true });
+    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4, 2]);
+    h.advance(10 * MS);
+    h.ack(0, [[4 * MSS, 10 * MSS]], 0);
+    expect(h.send().map((s) => [s.seq, s.len])).toEqual([[0, 4 * MSS]]);
+  });
+});
