@@ -62,6 +62,10 @@ export interface CollectiveShape {
   gpuPcieGBps: number;
   /** GPUDirect RDMA on the path (NCCL's `GDR 1`). */
   gpuDirect: boolean;
+  /** The GPU-to-NIC path crosses the CPU's host bridge (NCCL's path type PHB or SYS), not a PCIe switch. */
+  gdrViaCpu: boolean;
+  /** GPUs one host thread issues NCCL calls for (nccl-tests -g; 1 with a process per GPU). */
+  gpusPerThread: number;
   /** The NCCL version whose tuning applies. */
   ncclVersion: string;
   tuning: NcclVersionTuning;
@@ -93,6 +97,10 @@ export interface ShapeInput {
   bandwidthBps?: number;
   intraNodeKind?: 'nvlink' | 'pcie';
   ncclVersion?: string;
+  /** GPUs one host thread drives (nccl-tests -g); default 1. */
+  gpusPerThread?: number;
+  /** The GPU reaches its NIC through the CPU's host bridge (NCCL path PHB or SYS); default false (a PCIe switch). */
+  gdrViaCpu?: boolean;
   constants?: ModelConstants;
 }
 
@@ -109,6 +117,8 @@ export function buildShape(input: ShapeInput): CollectiveShape {
     nvlinkPerDirectionGBps: input.gpu.nvlinkBandwidthGBps / 2,
     gpuPcieGBps: pcieBandwidthGBps(input.gpu),
     gpuDirect: gpuDirect && input.fabric.transport !== 'tcp',
+    gdrViaCpu: input.gdrViaCpu ?? false,
+    gpusPerThread: input.gpusPerThread ?? 1,
     ncclVersion: input.ncclVersion ?? tuningFor(undefined).version,
     tuning: tuningFor(input.ncclVersion),
     constants: input.constants ?? FITTED_CONSTANTS,

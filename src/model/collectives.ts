@@ -8,11 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { busbwFactor, algbwGBps, type CollectiveOp } from './busbw.js';
 import {
   BASE_LATENCY_US,
-  NET_HOP_LATENCY_US,
-  NVLINK_HOP_LATENCY_US,
-  PCI_HOP_LATENCY_US,
   NET_OVERHEAD_US,
-  PAT_BUSBW_SHARE,
   SIMPLE_NET_OVERHEAD_FACTOR,
   TREE_ALGBW_RATIO,
   TREE_BUSBW_SHARE,
@@ -21,9 +17,6 @@ import {
   ll128BusbwShare,
   llBusbwShare,
   llMaxBandwidthGBps,
-  nvlsChannels,
-  nvlsChunkBytes,
-  nvlsEfficiency,
   protocolOfId,
   ringLl128PerChannelGBps,
   ringPlateauFactor,
@@ -34,19 +27,30 @@ import {
   type NcclProtocol,
   type ProtocolChoice,
 } from './nccl-tuning.js';
-import { nodeNetworkGBps, rankCount, spineSlowdown, switchHops, type CollectiveShape } from './collective-shape.js';
+import { rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
 import { expectedTimeoutDelayUs } from './transport.js';
-import type { AlgorithmChoice, NcclAlgorithm } from './algorithms.js';
+import type { AlgorithmChoice } from './algorithms.js';
 import { autoCandidates, checkAlgorithmApplies, checkAlgorithmRuns, type AlgorithmUsed } from './algorithm-rules.js';
+import {
+  interHopLatencyUs,
+  intraHwLatency,
+  nodeNetworkWithPcieGBps,
+  ringBottleneckGBps,
+  ringChannels,
+  ringSteps,
+  scaled,
+  streamsPerFlow,
+  treeNetworkAlgbwGBps,
+  usFor,
+  type Cost,
+  type Latency,
+} from './cost-terms.js';
+import { collnetCost, nvlsCost, nvlsTreeCost, patCost } from './nvls-costs.js';
+import { alltoallCost, oneRankCost, pureAlphaBetaCost, sendrecvCost } from './p2p-costs.js';
 
 export { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
 export { applicableAlgorithms, checkAlgorithmApplies, checkAlgorithmRuns, type AlgorithmUsed } from './algorithm-rules.js';
-
-/**
- * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
- * test/fixtures/nccl-tests/nccl-tests-issue287-rtx5090-alltoall-1rank-na.txt (NVIDIA/nccl-tests issue 287).
- */
-const ONE_RANK_CALL_US = 0.78;
+export { shapeWarnings } from './cost-terms.js';
 
 export interface CollectiveEstimate {
   timeUs: number;
@@ -62,115 +66,6 @@ export interface CollectiveEstimate {
   channels: number;
 }
 
-interface Cost {
-  latencyUs: number;
-  /** Bytes over the bottleneck divided by its bandwidth, in us. */
-  bandwidthTimeUs: number;
-  /** For TCP's timeout term: network steps, concurrent flows per step, bytes per flow. */
-  networkSteps: number;
-  flowsPerStep: number;
-  bytesPerFlow: number;
-  channels?: number;
-}
-
-const usFor = (bytes: number, gigabytesPerSecond: number): number =>
-  gigabytesPerSecond === Number.POSITIVE_INFINITY ? 0 : (bytes / (gigabytesPerSecond * 1e9)) * 1e6;
-
-const reduces = (op: CollectiveOp): boolean => op === 'all_reduce' || op === 'reduce' || op === 'reduce_scatter';
-
-/** Per-hop NVLink or PCIe latency of NCCL's table for this shape (tree Simple from the version's row). */
-function intraHwLatency(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  if (algo === 'tree' && protocol === 'Simple') return shape.intraKind === 'pcie' ? shape.tuning.treeSimpleHwLat.pci : shape.tuning.treeSimpleHwLat.nvlink;
-  if ((algo === 'nvls' || algo === 'nvlstree') && protocol === 'Simple') return shape.tuning.nvlsHwLat;
-  return (shape.intraKind === 'pcie' ? PCI_HOP_LATENCY_US : NVLINK_HOP_LATENCY_US)[algo][protocol];
-}
-
-/** NCCL's network hop latency plus the fabric's own message latency and switch hops. */
-function interHopLatencyUs(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  const table = algo === 'tree' && protocol === 'Simple' ? shape.tuning.treeSimpleHwLat.net : NET_HOP_LATENCY_US[algo][protocol];
-  // 2.25: with one GPU per node the inter-node latency is the tree's (tuning.cc interLat).
-  const hw = shape.gpusPerNode === 1 && shape.tuning.interStepsMinusOne && algo !== 'tree' ? NET_HOP_LATENCY_US.tree[protocol] || table : table;
-  const wire = shape.netMessageLatencyUs + switchHops(shape) * shape.switchHopLatencyUs;
-  // tuning.cc adds the graph's inter-node latency once more for Simple ("flush extra latency").
-  return hw + wire * (protocol === 'Simple' ? 2 : 1);
-}
-
-/** Bandwidth every ring edge gets: the node's network (spread over its NICs, fed by the GPUs' PCIe links) or NVLink. */
-function ringBottleneckGBps(shape: CollectiveShape): number {
-  if (shape.nodes <= 1) return shape.intraGBps;
-  const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
-  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
-  return Math.min(network, shape.intraGBps);
-}
-
-/** The node's NICs together, bounded by what the GPUs' own PCIe links can feed them (GPUDirect: GPU to NIC). */
-function nodeNetworkWithPcieGBps(shape: CollectiveShape): number {
-  const network = nodeNetworkGBps(shape);
-  if (shape.pureAlphaUs !== undefined || !shape.transport) return network;
-  return Math.min(network, shape.gpusPerNode * gpuNetworkFeedGBps(shape));
-}
-
-/**
- * Warnings a shape deserves though it is valid: more NIC bandwidth than the GPUs' PCIe links (or the
- * host bounce without GPUDirect) can feed, so busbw is bounded by PCIe, not by the NICs.
- */
-export function shapeWarnings(shape: CollectiveShape): string[] {
-  if (shape.pureAlphaUs !== undefined || !shape.transport || shape.nodes <= 1) return [];
-  const nics = nodeNetworkGBps(shape);
-  const feed = shape.gpusPerNode * gpuNetworkFeedGBps(shape);
-  if (nics <= feed) return [];
-  const how = shape.gpuDirect || shape.fabric?.tcp?.devmem === true ? 'PCIe links' : 'PCIe links through the host bounce (no GPUDirect RDMA)';
-  return [`the node's ${shape.nicsPerNode} NICs carry ${nics.toFixed(1)} GB/s but its ${shape.gpusPerNode} GPU(s) can feed them only ${feed.toFixed(1)} GB/s over their ${how}: busbw is bounded by PCIe`];
-}
-
-/**
- * What one GPU can feed its NICs: its PCIe link with GPUDirect RDMA (or GPUDirect-TCPX devmem);
- * without, the bounce through pinned host memory sustains only `bounceShare` of that link.
- */
-function gpuNetworkFeedGBps(shape: CollectiveShape): number {
-  const direct = shape.gpuDirect || shape.fabric?.tcp?.devmem === true;
-  return direct ? shape.gpuPcieGBps : shape.gpuPcieGBps * shape.constants.bounceShare;
-}
-
-function ringSteps(op: CollectiveOp, ranks: number, nodes: number, minusOne: boolean): { steps: number; interSteps: number; volumeFactor: number } {
-  // tuning.cc: nsteps 2(n-1) for all_reduce, n-1 for all_gather/reduce_scatter, n otherwise;
-  // nInterSteps 2(N-1) for all_reduce (2N before 2.25), N-1 otherwise.
-  const interSteps = nodes <= 1 ? 0 : op === 'all_reduce' ? (minusOne ? 2 * (nodes - 1) : 2 * nodes) : nodes - 1;
-  switch (op) {
-    case 'all_reduce':
-      return { steps: 2 * (ranks - 1), interSteps: Math.min(interSteps, 2 * (ranks - 1)), volumeFactor: (2 * (ranks - 1)) / ranks };
-    case 'all_gather':
-    case 'reduce_scatter':
-      return { steps: ranks - 1, interSteps, volumeFactor: (ranks - 1) / ranks };
-    default:
-      return { steps: ranks, interSteps, volumeFactor: 1 };
-  }
-}
-
-function streamsPerFlow(shape: CollectiveShape): number {
-  return shape.fabric?.tcp?.streamsPerPeer ?? 1;
-}
-
-/** Ring channels NCCL's search builds: 2 per NIC across nodes (at least 2), 16 over NVLink, 4 over PCIe (src/graph/search.cc). */
-function ringChannels(shape: CollectiveShape): number {
-  const intra = shape.intraKind === 'nvlink' ? 16 : 4;
-  if (shape.nodes <= 1) return intra;
-  return Math.max(2, Math.min(intra, 2 * shape.nicsPerNode));
-}
-
-/** Latency split into NCCL's fixed part, its intra-node hops and its network hops (us, unscaled). */
-interface Latency {
-  base: number;
-  intra: number;
-  inter: number;
-}
-
-function scaled(shape: CollectiveShape, latency: Latency, protocol: NcclProtocol = 'Simple'): number {
-  const { launchUs, intraLatencyScale, netLatencyScale, simpleLatencyScale } = shape.constants;
-  const hops = latency.base + latency.intra * intraLatencyScale + latency.inter * netLatencyScale;
-  return launchUs + hops * (protocol === 'Simple' ? simpleLatencyScale : 1);
-}
-
 function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
   const ranks = rankCount(shape);
   const { steps, interSteps, volumeFactor } = ringSteps(op, ranks, shape.nodes, shape.tuning.interStepsMinusOne);
@@ -178,7 +73,7 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
   const channels = channelsForSize(sizeBytes, maxChannels, protocol, protocol === 'LL', ranks);
   const graph = ringBottleneckGBps(shape);
   let busBw = graph;
-  if (protocol === 'LL') busBw = Math.min(llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning), graph * llBusbwShare(shape.nodes, reduces(op), shape.tuning) * 2);
+  if (protocol === 'LL') busBw = Math.min(llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning), graph * llBusbwShare(shape.nodes, op === 'all_reduce' || op === 'reduce', shape.tuning));
   if (protocol === 'LL128') busBw = Math.min(graph * ll128BusbwShare(shape.gpusPerNode, shape.tuning), maxChannels * ringLl128PerChannelGBps(shape.generation, shape.nodes));
   // Fewer channels for a small message (enqueue.cc): each keeps its share of the bandwidth.
   busBw *= channels / maxChannels;
@@ -189,7 +84,7 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     intra: (steps - interSteps) * intraHop,
     inter: interSteps * interHopLatencyUs(shape, 'ring', protocol),
   };
-  if (op === 'broadcast' || op === 'reduce') latency = { base: latency.base, intra: intraHwLatency(shape, 'ring', protocol), inter: shape.nodes > 1 ? interHopLatencyUs(shape, 'ring', protocol) : 0 };
+  // broadcast and reduce pay every one of their nRanks hops, as tuning.cc does without sameChannels: a chain's first chunk crosses them all.
   if (protocol === 'Simple' && shape.nodes > 1 && op === 'all_reduce' && sizeBytes / (maxChannels * ranks) >= 64) {
     const factor = ringPlateauFactor(shape.generation);
     latency = { base: latency.base * factor, intra: latency.intra * factor, inter: latency.inter * factor };
@@ -203,17 +98,6 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     bytesPerFlow: sizeBytes / ranks / streams,
     channels: Math.round(channels),
   };
-}
-
-/**
- * The network's share of a tree-like all_reduce (tree, NVLSTree, CollNet): on two nodes each node
- * sends and receives S once (the two trees mirror each other), beyond two an interior node moves 2S,
- * so the algorithm bandwidth is the node's network bandwidth, halved beyond two nodes.
- */
-function treeNetworkAlgbwGBps(shape: CollectiveShape): number {
-  const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
-  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
-  return network * (shape.nodes === 2 ? 1 : 0.5);
 }
 
 function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
@@ -240,76 +124,6 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
     flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
     bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
     channels,
-  };
-}
-
-/** NVLS (NVLink SHARP) inside one node: the NVSwitch reduces and multicasts; all_reduce, reduce_scatter, all_gather. */
-function nvlsAlgbwGBps(op: CollectiveOp, shape: CollectiveShape): number {
-  const g = shape.gpusPerNode;
-  const perDirection = shape.nvlinkPerDirectionGBps;
-  // all_reduce: every GPU sends its whole buffer into the switch (which reduces) and receives the
-  // reduced buffer (S/g of it its own slice): S (1 + 1/g) each way, so algbw = B g/(g+1) and nccl-tests'
-  // busbw 2B (g-1)/(g+1), the in-network-reduction bound nccl-tests' doc/PERFORMANCE.md gives ((n-1)/(n+1)).
-  // all_gather / reduce_scatter: each GPU receives (or sends) S (g-1)/g: busbw = B.
-  const busbw = op === 'all_reduce' ? (2 * perDirection * (g - 1)) / (g + 1) : perDirection;
-  return (shape.constants.nvlsShare * nvlsEfficiency(shape.generation) * busbw) / Math.max(busbwFactor(op, g), 1e-9);
-}
-
-/** What NVLS's chunk pipeline allows (GB/s of algorithm bandwidth): each channel moves one chunk per `nvlsChunkUs` (plus a network hop across nodes). */
-function nvlsPipelineGBps(sizeBytes: number, shape: CollectiveShape, tree: boolean): number {
-  const channels = nvlsChannels(shape.generation);
-  const chunk = nvlsChunkBytes(sizeBytes, channels, tree, shape.nodes);
-  const perChunkUs = shape.constants.nvlsChunkUs + (tree && shape.nodes > 1 ? interHopLatencyUs(shape, 'nvlstree', 'Simple') * shape.constants.netLatencyScale : 0);
-  return (channels * chunk) / perChunkUs / 1e3;
-}
-
-function nvlsCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape): Cost {
-  const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvls', 'Simple'), inter: 0 };
-  const algbw = Math.min(nvlsAlgbwGBps(op, shape), nvlsPipelineGBps(sizeBytes, shape, false));
-  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, algbw), networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0, channels: nvlsChannels(shape.generation) };
-}
-
-function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const algbw = Math.min(nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }), treeNetworkAlgbwGBps(shape) * shape.constants.treeShare, nvlsPipelineGBps(sizeBytes, shape, true));
-  const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
-  const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvlstree', 'Simple'), inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple') };
-  const streams = streamsPerFlow(shape);
-  return {
-    latencyUs: scaled(shape, latency),
-    bandwidthTimeUs: usFor(sizeBytes, algbw),
-    networkSteps: 2 * depth,
-    flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
-    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
-    channels: nvlsChannels(shape.generation),
-  };
-}
-
-/** CollNet (IB SHARP): the switches reduce, each node sends and receives S once whatever the node count. */
-function collnetCost(sizeBytes: number, shape: CollectiveShape, chain: boolean): Cost {
-  const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
-  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
-  const intra = shape.nvls ? nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }) : shape.intraGBps / 2;
-  const algbw = Math.min(network, intra);
-  const ppn = shape.gpusPerNode;
-  const hop = intraHwLatency(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple');
-  const intra2 = chain ? 2 * (ppn - 1) * hop : 2 * (Math.min(1, ppn - 1) * hop + (ppn - 1) * 0.4);
-  const latency: Latency = { base: 0, intra: intra2, inter: interHopLatencyUs(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple') };
-  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, algbw), networkSteps: 2, flowsPerStep: shape.nodes * shape.nicsPerNode, bytesPerFlow: sizeBytes / shape.nicsPerNode, channels: 16 };
-}
-
-/** PAT (all_gather / reduce_scatter, one GPU per node, 2.23+): log2(N) network steps instead of N-1, at 0.75 of the ring's bandwidth. */
-function patCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const ranks = rankCount(shape);
-  const busBw = ringBottleneckGBps(shape) * PAT_BUSBW_SHARE;
-  const interLat = interHopLatencyUs(shape, 'pat', 'Simple');
-  const latency: Latency = { base: 8, intra: ranks * 2.8, inter: Math.floor(Math.log2(Math.max(1, shape.nodes))) * (interLat / 3.5) };
-  return {
-    latencyUs: scaled(shape, latency),
-    bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, busBw),
-    networkSteps: Math.ceil(Math.log2(Math.max(2, shape.nodes))),
-    flowsPerStep: shape.nodes,
-    bytesPerFlow: sizeBytes / ranks,
-    channels: ringChannels(shape),
   };
 }
 
@@ -340,83 +154,18 @@ function hierarchicalCost(op: CollectiveOp, sizeBytes: number, shape: Collective
   };
 }
 
-/** One point-to-point hop's latency: NCCL's Simple hop over the network or inside the node, after the launch. */
-function p2pLatencyUs(shape: CollectiveShape): number {
-  const latency: Latency = shape.nodes > 1
-    ? { base: BASE_LATENCY_US.ring.Simple, intra: 0, inter: interHopLatencyUs(shape, 'ring', 'Simple') }
-    : { base: BASE_LATENCY_US.ring.Simple, intra: intraHwLatency(shape, 'ring', 'Simple'), inter: 0 };
-  return scaled(shape, latency);
-}
-
-function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  // Each rank sends S/n to every other rank; all sends are posted at once (one group), so the
-  // latency is one hop's and the bandwidth term is the busier of the network and NVLink.
-  const ranks = rankCount(shape);
-  const g = shape.gpusPerNode;
-  const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
-  const crossLeaf = shape.topology.kind === 'leaf-spine' && shape.nodes > 1
-    ? Math.max(0, shape.nodes - shape.topology.nodesPerLeaf) / (shape.nodes - 1)
-    : 0;
-  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
-  const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
-  const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
-  const streams = streamsPerFlow(shape);
-  return {
-    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs,
-    bandwidthTimeUs: Math.max(netTime, intraTime),
-    networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: g * (ranks - g) * streams,
-    bytesPerFlow: sizeBytes / ranks / streams,
-  };
-}
-
-function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  // nccl-tests sendrecv: rank r sends S to r+1. Across nodes one pair per node crosses, on one NIC,
-  // which the node's GPUs share when there are fewer NICs than GPUs (every rank's send runs at once).
-  const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
-  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps) : shape.intraGBps;
-  const streams = streamsPerFlow(shape);
-  return {
-    latencyUs: p2pLatencyUs(shape),
-    bandwidthTimeUs: usFor(sizeBytes, linkGBps),
-    networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: shape.nodes * streams,
-    bytesPerFlow: sizeBytes / streams,
-  };
-}
-
-/** Pure alpha-beta (no NCCL, protocol or GPU terms): ring T = steps x alpha + volume / B. */
-function pureAlphaBetaCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, algo: AlgorithmUsed): Cost {
-  const alpha = shape.pureAlphaUs ?? 0;
-  const ranks = rankCount(shape);
-  const bandwidth = shape.nodes > 1 || shape.gpusPerNode === 1 ? nodeNetworkGBps(shape) : shape.nicGBps;
-  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
-  if (algo === 'tree') {
-    const depth = Math.ceil(Math.log2(Math.max(1, ranks)));
-    return { latencyUs: 2 * depth * alpha, bandwidthTimeUs: usFor(2 * sizeBytes, bandwidth), ...none };
-  }
-  if (op === 'alltoall') {
-    return { latencyUs: (ranks - 1) * alpha, bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, bandwidth), ...none };
-  }
-  if (op === 'sendrecv') return { latencyUs: alpha, bandwidthTimeUs: usFor(sizeBytes, shape.nicGBps), ...none };
-  const { volumeFactor } = ringSteps(op, ranks, shape.nodes, true);
-  const steps = op === 'all_reduce' ? 2 * (ranks - 1) : ranks - 1;
-  return { latencyUs: steps * alpha, bandwidthTimeUs: usFor(volumeFactor * sizeBytes, bandwidth), ...none };
-}
-
-/** One rank: no network, no peers; a local copy at device-copy speed after the call floor (pure alpha-beta: nothing). */
-function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
-  if (shape.pureAlphaUs !== undefined) return { latencyUs: 0, bandwidthTimeUs: 0, ...none };
-  return { latencyUs: ONE_RANK_CALL_US, bandwidthTimeUs: usFor(sizeBytes, shape.localCopyGBps), ...none };
-}
-
 /**
  * Protocols NCCL enables on this path (tuning.cc LL128 rules): LL128 needs NVLink or PCIe switches
  * inside the node and GPUDirect RDMA (no CPU bounce) across nodes; NVLS, CollNet and PAT run Simple only.
+ * Across nodes over EFA, aws-ofi-nccl sets NCCL_PROTO=simple unless the endpoint delivers 128-byte
+ * aligned writes in order, which only the p5 (Hopper) class's RDMA write is taken to do
+ * (aws/aws-ofi-nccl src/platform-aws.c: force_proto_simple for p4d, p4de, p3dn; the p5 + RDMA exception).
  */
-function protocolsFor(shape: CollectiveShape, algo: AlgorithmUsed): NcclProtocol[] {
+function protocolsFor(shape: CollectiveShape, algo: AlgorithmUsed, forced: boolean): NcclProtocol[] {
   if (algo === 'nvls' || algo === 'nvlstree' || algo === 'collnetdirect' || algo === 'collnetchain' || algo === 'pat' || algo === 'p2p') return ['Simple'];
+  // The plugin sets NCCL_PROTO only when the user has not: a forced protocol still runs.
+  const efaBeforeP5 = shape.nodes > 1 && shape.fabric?.transport === 'efa';
+  if (efaBeforeP5 && !forced) return ['Simple'];
   const ll128 = shape.intraKind === 'nvlink' && (shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.gpuDirect));
   return ll128 ? ['LL', 'LL128', 'Simple'] : ['LL', 'Simple'];
 }
@@ -425,7 +174,11 @@ function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cos
   const timeoutDelayUs = shape.fabric && shape.pureAlphaUs === undefined
     ? expectedTimeoutDelayUs(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow)
     : 0;
-  const timeUs = cost.latencyUs + cost.bandwidthTimeUs + timeoutDelayUs;
+  // nccl-tests issues one NCCL call per GPU its thread drives (-g, src/common.cu startColl), so an
+  // iteration takes at least that many host enqueues; the wait is counted as latency.
+  const hostFloorUs = shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * shape.constants.hostLaunchUs : 0;
+  const latencyUs = Math.max(cost.latencyUs, hostFloorUs - cost.bandwidthTimeUs - timeoutDelayUs);
+  const timeUs = latencyUs + cost.bandwidthTimeUs + timeoutDelayUs;
   const ranks = rankCount(shape);
   const algbw = algbwGBps(sizeBytes, timeUs);
   return {
@@ -434,7 +187,7 @@ function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cos
     busbwGBps: algbw * busbwFactor(op, ranks),
     algo,
     protocol,
-    latencyUs: cost.latencyUs,
+    latencyUs,
     bandwidthTimeUs: cost.bandwidthTimeUs,
     timeoutDelayUs,
     channels: cost.channels ?? 0,
@@ -485,7 +238,7 @@ export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: C
   const candidates: AlgorithmUsed[] = p2p ? ['p2p'] : choice === 'auto' ? autoCandidates(op, shape) : [choice];
   let best: CollectiveEstimate | undefined;
   for (const algo of candidates) {
-    const enabled = protocolsFor(shape, algo);
+    const enabled = protocolsFor(shape, algo, protocolChoice !== 'auto');
     const protocols = protocolChoice === 'auto' || algo === 'p2p' ? enabled : enabled.filter((protocol) => protocol === protocolOfId(protocolChoice));
     for (const protocol of protocols) {
       const estimate = finish(op, sizeBytes, shape, costFor(op, sizeBytes, shape, algo, protocol), algo, protocol);
@@ -493,7 +246,7 @@ export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: C
     }
   }
   if (!best) {
-    throw new UsageError(`--proto ${protocolChoice} does not run with ${choice === 'auto' ? 'any algorithm' : `--algo ${choice}`} for ${op} here (protocols: ${[...new Set(candidates.flatMap((algo) => protocolsFor(shape, algo)))].join(', ')})`);
+    throw new UsageError(`--proto ${protocolChoice} does not run with ${choice === 'auto' ? 'any algorithm' : `--algo ${choice}`} for ${op} here (protocols: ${[...new Set(candidates.flatMap((algo) => protocolsFor(shape, algo, true)))].join(', ')})`);
   }
   return best;
 }

@@ -5,16 +5,23 @@
  * Everything else in the model is a published constant (NCCL's tuning.cc, datasheets).
  */
 export interface ModelConstants {
-  /** Fixed cost of one nccl-tests iteration beyond NCCL's tuner latency: kernel launch, stream sync (us). */
+  /** Fixed device-side cost of one nccl-tests iteration beyond NCCL's tuner latency: kernel launch, stream sync (us). */
   launchUs: number;
+  /**
+   * Host time to enqueue one NCCL call for one GPU (us): nccl-tests' thread issues one call per GPU it
+   * drives (-g, src/common.cu startColl), so with several GPUs per thread an iteration cannot take less
+   * than their sum, however short the kernels.
+   */
+  hostLaunchUs: number;
   /** Real latency / NCCL tuner latency, within a node (NVLink or PCIe hops). */
   intraLatencyScale: number;
   /** Real latency / NCCL tuner latency, for the network hops. */
   netLatencyScale: number;
   /**
-   * Real latency / NCCL tuner latency for the Simple protocol, on top of the two scales above: Simple
-   * waits for each step's flag and, across nodes, for the proxy's send, receive and flush, which the
-   * tuner's per-hop figures understate. It sets where the ramp between latency and plateau lies.
+   * Real latency / NCCL tuner latency of the Simple protocol's network hops, on top of netLatencyScale:
+   * a Simple step across nodes waits for the proxy's send, receive and flush (tuning.cc counts the
+   * graph's inter-node latency twice for it), which LL and LL128 do not. Intra-node Simple hops take
+   * NCCL's own figures times intraLatencyScale, as the other protocols do.
    */
   simpleLatencyScale: number;
   /** Share of the in-network-reduction bound (all_reduce busbw 2B(g-1)/(g+1), B NVLink per direction) NVLS reaches. */
@@ -50,6 +57,7 @@ export interface FittedParameter {
 
 export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'launchUs', min: 0.5, max: 40 },
+  { key: 'hostLaunchUs', min: 0.5, max: 20 },
   { key: 'intraLatencyScale', min: 0.2, max: 5 },
   { key: 'netLatencyScale', min: 0.2, max: 5 },
   { key: 'simpleLatencyScale', min: 0.2, max: 10 },
@@ -64,15 +72,16 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
-  launchUs: 20.95,
-  intraLatencyScale: 0.896,
-  netLatencyScale: 0.727,
-  simpleLatencyScale: 0.484,
-  nvlsShare: 0.909,
-  nvlsChunkUs: 13.65,
-  treeShare: 0.663,
-  treeChainShare: 0.396,
-  bounceShare: 0.232,
-  peerUs: 10.06,
-  efaMessageUs: 23.5,
+  launchUs: 0.9589,
+  hostLaunchUs: 4.39,
+  intraLatencyScale: 0.8461,
+  netLatencyScale: 1.836,
+  simpleLatencyScale: 0.7286,
+  nvlsShare: 1.465,
+  nvlsChunkUs: 23.89,
+  treeShare: 0.9364,
+  treeChainShare: 0.8727,
+  bounceShare: 0.213,
+  peerUs: 12.43,
+  efaMessageUs: 2.938,
 };

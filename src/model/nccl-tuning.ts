@@ -197,7 +197,7 @@ export function treeCorrection(protocol: NcclProtocol, sizeBytes: number): numbe
   return index >= 0 && index < table.length ? (table[index] ?? 1) : 1;
 }
 
-/** tuning.cc ring LL: busBw / 2 (2.22 on); before, / 4 across nodes or for reductions, / 3 otherwise. */
+/** tuning.cc ring LL: busBw / 2 (2.22 on); before, / 4 across nodes or for all_reduce and reduce, / 3 otherwise. */
 export const llBusbwShare = (nodes: number, reduces: boolean, tuning: NcclVersionTuning): number =>
   tuning.ringLlHalf ? 0.5 : nodes > 1 || reduces ? 1 / 4 : 1 / 3;
 /** tuning.cc ring LL128: 0.92 of busBw (120/128); 0.7 with one GPU per node before 2.25. */

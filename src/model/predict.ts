@@ -33,6 +33,10 @@ export interface PredictInput {
   /** NCCL_PROTO: a forced protocol, or auto. */
   proto?: ProtocolChoice;
   intraNodeKind?: 'nvlink' | 'pcie';
+  /** GPUs one host thread issues calls for (nccl-tests -g); default 1. */
+  gpusPerThread?: number;
+  /** The GPU reaches its NIC through the CPU's host bridge (NCCL path PHB or SYS). */
+  gdrViaCpu?: boolean;
   /** Fitted constants other than the shipped ones (the validation bench's re-fits). */
   constants?: ModelConstants;
 }
@@ -57,6 +61,8 @@ export function shapeFor(input: Omit<PredictInput, 'op' | 'algo' | 'proto'>): Co
   if (input.bandwidthBps !== undefined) shapeInput.bandwidthBps = input.bandwidthBps;
   if (input.ncclVersion !== undefined) shapeInput.ncclVersion = input.ncclVersion;
   if (input.intraNodeKind !== undefined) shapeInput.intraNodeKind = input.intraNodeKind;
+  if (input.gpusPerThread !== undefined) shapeInput.gpusPerThread = input.gpusPerThread;
+  if (input.gdrViaCpu !== undefined) shapeInput.gdrViaCpu = input.gdrViaCpu;
   if (input.constants !== undefined) shapeInput.constants = input.constants;
   return buildShape(shapeInput);
 }

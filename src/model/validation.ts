@@ -238,6 +238,10 @@ export interface CorpusHardware {
   algo?: AlgorithmChoice;
   proto?: ProtocolChoice;
   intraNode?: 'nvlink' | 'pcie';
+  /** GPUs per nccl-tests thread (-g), from the log's `# nThread N nGpus G` header; 1 without one. */
+  gpusPerThread?: number;
+  /** The GPU reaches its NIC through the CPU's host bridge: NCCL's topology log shows path PHB or SYS. */
+  gdrViaCpu?: boolean;
 }
 
 export interface CorpusEntry extends CorpusLog {
@@ -259,6 +263,8 @@ export const corpusPredictor: LogPredictor<CorpusEntry> = (log, constants) => {
     ...(hw.gpuDirectRdma !== undefined ? { gpuDirectRdma: hw.gpuDirectRdma } : {}),
     ...(hw.ncclVersion !== undefined ? { ncclVersion: hw.ncclVersion } : {}),
     ...(hw.intraNode !== undefined ? { intraNodeKind: hw.intraNode } : {}),
+    ...(hw.gpusPerThread !== undefined ? { gpusPerThread: hw.gpusPerThread } : {}),
+    ...(hw.gdrViaCpu !== undefined ? { gdrViaCpu: hw.gdrViaCpu } : {}),
     constants,
   });
   return (sizeBytes) => estimateCollective(log.op, sizeBytes, shape, hw.algo ?? 'auto', hw.proto ?? 'auto');
@@ -273,7 +279,7 @@ interface CorpusFile {
  * out-of-place rows), its cluster the system at one node count. `readLog` returns a log's text from
  * its `file` entry (`shared:` for ../shared/data/samples/).
  */
-export function corpusFromJson(json: string, readLog: (file: string) => string, parse: (text: string) => { facts: { tests: { rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[] }[] } }): (CorpusEntry & { system: string; source: string })[] {
+export function corpusFromJson(json: string, readLog: (file: string) => string, parse: (text: string) => { facts: { tests: { header: { nGpus: number | null } | null; rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[] }[] } }): (CorpusEntry & { system: string; source: string })[] {
   const corpus = JSON.parse(json) as CorpusFile;
   return corpus.logs.map((entry) => {
     const test = parse(readLog(entry.file)).facts.tests.find((candidate) => candidate.rows.length > 0);
@@ -281,6 +287,8 @@ export function corpusFromJson(json: string, readLog: (file: string) => string, 
       .filter((row) => row.sizeBytes > 0 && row.outOfPlace.timeUs > 0)
       .map((row) => ({ sizeBytes: row.sizeBytes, timeUs: row.outOfPlace.timeUs, busbwGBps: row.outOfPlace.busbwGBps }));
     const hw = entry.hardware;
-    return { ...(entry as CorpusEntry & { system: string; source: string }), cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`, rows };
+    const gpusPerThread = hw.gpusPerThread ?? test?.header?.nGpus ?? undefined;
+    const hardware = gpusPerThread !== undefined ? { ...hw, gpusPerThread } : hw;
+    return { ...(entry as CorpusEntry & { system: string; source: string }), hardware, cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`, rows };
   });
 }

@@ -110,15 +110,15 @@ describe('reference B: Megatron-LM SC\'21 Table 2, ZeRO-3 GPT-3 175B at 384/768/
   });
 
   it('does NOT reproduce the flat step (documented gap): NCCL-level ZeRO-3 traffic is 6 s a step, the published step implies about 67 s', () => {
-    // What the model predicts: compute-bound, the step halves as GPUs double (141.7 and 136.8 TFLOP/s against 88 and 44).
+    // What the model predicts: compute-bound, the step halves as GPUs double (141.4 and 135.9 TFLOP/s against 88 and 44).
     expect(predicted[1]!.hardwareTflopsPerGpu).toBeGreaterThan(135);
     expect(predicted[2]!.hardwareTflopsPerGpu).toBeGreaterThan(130);
     expect(predicted[1]!.stepTimeMs / predicted[0]!.stepTimeMs).toBeLessThan(0.55);
     // Why: 3 passes over 349 GB of fp16 weights per step reach each node once per pass over 8 x HDR, and the
-    // latency of ~1,150 ring collectives over 1536 ranks (3 ms each) adds little: 5.6 / 5.8 / 6.3 s in all.
+    // latency of ~1,150 ring collectives over 1536 ranks adds little: 5.9 / 6.4 / 7.0 s in all.
     for (const step of predicted) {
       expect(step.commMs.dp / 1000).toBeGreaterThan(5);
-      expect(step.commMs.dp / 1000).toBeLessThan(7);
+      expect(step.commMs.dp / 1000).toBeLessThan(7.5);
     }
     // It grows with the group (ring latency), but not enough to make the step flat.
     expect(predicted[2]!.commMs.dp).toBeGreaterThan(predicted[0]!.commMs.dp);

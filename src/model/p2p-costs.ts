@@ -1,0 +1,77 @@
+/**
+ * Costs without an NCCL algorithm to choose: point-to-point groups (alltoall, sendrecv), one rank
+ * (a local copy), and pure alpha-beta (`--alpha`, `--bandwidth`).
+ */
+import type { CollectiveOp } from './busbw.js';
+import { nodeNetworkGBps, rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
+import type { AlgorithmUsed } from './algorithm-rules.js';
+import { gpuNetworkFeedGBps, nodeNetworkWithPcieGBps, p2pLatencyUs, ringSteps, streamsPerFlow, usFor, type Cost } from './cost-terms.js';
+
+/**
+ * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
+ * test/fixtures/nccl-tests/nccl-tests-issue287-rtx5090-alltoall-1rank-na.txt (NVIDIA/nccl-tests issue 287).
+ */
+export const ONE_RANK_CALL_US = 0.78;
+
+export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
+  // Each rank sends S/n to every other rank; all sends are posted at once (one group), so the
+  // latency is one hop's and the bandwidth term is the busier of the network and NVLink.
+  const ranks = rankCount(shape);
+  const g = shape.gpusPerNode;
+  const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
+  const crossLeaf = shape.topology.kind === 'leaf-spine' && shape.nodes > 1
+    ? Math.max(0, shape.nodes - shape.topology.nodesPerLeaf) / (shape.nodes - 1)
+    : 0;
+  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
+  const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
+  const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
+  const streams = streamsPerFlow(shape);
+  return {
+    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs,
+    bandwidthTimeUs: Math.max(netTime, intraTime),
+    networkSteps: shape.nodes > 1 ? 1 : 0,
+    flowsPerStep: g * (ranks - g) * streams,
+    bytesPerFlow: sizeBytes / ranks / streams,
+  };
+}
+
+export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
+  // nccl-tests sendrecv: rank r sends S to r+1. Across nodes one pair per node crosses, on one NIC,
+  // which the node's GPUs share when there are fewer NICs than GPUs (every rank's send runs at once).
+  const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
+  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps) : shape.intraGBps;
+  const streams = streamsPerFlow(shape);
+  return {
+    latencyUs: p2pLatencyUs(shape),
+    bandwidthTimeUs: usFor(sizeBytes, linkGBps),
+    networkSteps: shape.nodes > 1 ? 1 : 0,
+    flowsPerStep: shape.nodes * streams,
+    bytesPerFlow: sizeBytes / streams,
+  };
+}
+
+/** Pure alpha-beta (no NCCL, protocol or GPU terms): ring T = steps x alpha + volume / B. */
+export function pureAlphaBetaCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, algo: AlgorithmUsed): Cost {
+  const alpha = shape.pureAlphaUs ?? 0;
+  const ranks = rankCount(shape);
+  const bandwidth = shape.nodes > 1 || shape.gpusPerNode === 1 ? nodeNetworkGBps(shape) : shape.nicGBps;
+  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
+  if (algo === 'tree') {
+    const depth = Math.ceil(Math.log2(Math.max(1, ranks)));
+    return { latencyUs: 2 * depth * alpha, bandwidthTimeUs: usFor(2 * sizeBytes, bandwidth), ...none };
+  }
+  if (op === 'alltoall') {
+    return { latencyUs: (ranks - 1) * alpha, bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, bandwidth), ...none };
+  }
+  if (op === 'sendrecv') return { latencyUs: alpha, bandwidthTimeUs: usFor(sizeBytes, shape.nicGBps), ...none };
+  const { volumeFactor } = ringSteps(op, ranks, shape.nodes, true);
+  const steps = op === 'all_reduce' ? 2 * (ranks - 1) : ranks - 1;
+  return { latencyUs: steps * alpha, bandwidthTimeUs: usFor(volumeFactor * sizeBytes, bandwidth), ...none };
+}
+
+/** One rank: no network, no peers; a local copy at device-copy speed after the call floor (pure alpha-beta: nothing). */
+export function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
+  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
+  if (shape.pureAlphaUs !== undefined) return { latencyUs: 0, bandwidthTimeUs: 0, ...none };
+  return { latencyUs: ONE_RANK_CALL_US, bandwidthTimeUs: usFor(sizeBytes, shape.localCopyGBps), ...none };
+}
