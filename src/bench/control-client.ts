@@ -68,7 +68,7 @@ export class ControlClient extends ControlChannel {
       if (!this.done) send(socket, { t: 'abort', message: error.message });
     });
     const self = await this.options.startDataListener(socket.localAddress ?? '127.0.0.1');
-    send(socket, { t: 'hello', size, info: { rank, host: this.options.host, pid: this.options.pid, ...self } });
+    send(socket, { t: 'hello', size, info: { rank, host: this.options.host, pid: this.options.pid, cores: this.options.cores, ...self } });
     const timer = setTimeout(() => latch.trip(this.timeoutError(`rank ${rank} (host ${this.options.host}): rendezvous did not complete (rank 0 is still waiting for other ranks)`)), Math.max(1, deadline - Date.now()));
     try {
       await latch.guard(gotPeers);

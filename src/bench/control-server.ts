@@ -36,7 +36,7 @@ export class ControlServer extends ControlChannel {
       server.listen({ host: masterAddr, port: masterPort, exclusive: true }, () => resolve());
     });
     const self = await this.options.startDataListener(masterAddr);
-    hellos.set(0, { rank: 0, host: this.options.host, pid: this.options.pid, ...self });
+    hellos.set(0, { rank: 0, host: this.options.host, pid: this.options.pid, cores: this.options.cores, ...self });
 
     const everyone = new Promise<void>((resolve) => {
       if (hellos.size === size) resolve();

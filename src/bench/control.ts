@@ -28,6 +28,7 @@ export interface ControlOptions {
   startDataListener: (localAddress: string) => Promise<{ addr: string; port: number }>;
   host: string;
   pid: number;
+  cores: number;
 }
 
 export function send(socket: net.Socket, message: ControlMessage): void {

@@ -4,7 +4,8 @@
  * parsers written for all_reduce_perf read our output unchanged. Our own first line says who
  * produced it; the "device" of each rank line is its TCP transport.
  */
-import { perfName } from './collective.js';
+import { allReduceSchedule, HALVING_DOUBLING_MAX_BYTES, hostsCrowded, perfName } from './collective.js';
+import { isPowerOfTwo } from './halving-doubling.js';
 import { LATER_CELL_SHARE, SETTLE_ITERS } from './settle.js';
 import type { BenchCell, BenchParams, BenchRow, RankInfo } from './types.js';
 
@@ -49,11 +50,23 @@ function settleNote(settleMs: number): string {
   return settleMs > 0 ? `, settle ${settleMs / 1000} s before the first size and ${(settleMs * LATER_CELL_SHARE) / 1000} s before the others (at most ${SETTLE_ITERS} untimed iterations each)` : ', no settling';
 }
 
+/** Which schedule all_reduce runs at which sizes (collective.ts allReduceSchedule), for the first header line. */
+function allReduceNote(params: BenchParams, peers: readonly RankInfo[]): string {
+  if (params.op !== 'all_reduce' || peers.length < 2) return '';
+  const algo = params.algo ?? 'auto';
+  if (algo !== 'auto') return `, all_reduce by ${algo}`;
+  const nranks = peers.length;
+  const crowded = hostsCrowded(peers);
+  if (allReduceSchedule(algo, nranks, 0, crowded) === 'ring') return ', all_reduce by ring';
+  const why = isPowerOfTwo(nranks) ? '' : ', folded to a power of two since a host has more ranks than cores';
+  return `, all_reduce by halving-doubling up to ${HALVING_DOUBLING_MAX_BYTES >> 20} MiB${why}, the ring above`;
+}
+
 export function formatHeader(info: HeaderInfo): string {
   const { params, peers } = info;
   const name = perfName(params.op);
   const lines = [
-    `# aifabric ${info.version} bench tcp: kernel TCP sockets, nccl-tests 2.19 output layout (launcher: ${info.launcher})${settleNote(params.settleMs ?? 0)}`,
+    `# aifabric ${info.version} bench tcp: kernel TCP sockets, nccl-tests 2.19 output layout (launcher: ${info.launcher})${settleNote(params.settleMs ?? 0)}${allReduceNote(params, peers)}`,
     `# Collective test starting: ${name}`,
     `# nThread 1 nGpus 1 minBytes ${params.minBytes} maxBytes ${params.maxBytes} step: ${params.stepFactor}(factor) warmup iters: ${params.warmupIters} iters: ${params.iters} agg iters: 1 validation: ${params.check ? 1 : 0} graph: 0 unalign: 0`,
     '#',

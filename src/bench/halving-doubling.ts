@@ -1,12 +1,17 @@
 /**
  * all_reduce by recursive halving then recursive doubling (Rabenseifner's algorithm; Thakur,
  * Rabenseifner and Gropp, "Optimization of Collective Communication Operations in MPICH", IJHPCA
- * 2005), for a power-of-two rank count. Reduce-scatter: at step k a rank exchanges half of the
- * block it still owns with the rank 2^(L-1-k) away and reduces the half it keeps, so after
- * L = log2(n) steps it owns the fully reduced chunk `rank`. All-gather: the same partners in the
- * reverse order swap whole blocks, received straight into place. The bytes per rank are the
- * ring's (2(n-1)/n x size) in 2 log2(n) dependent steps instead of 2(n-1), which is what Open MPI's
- * tuned component runs at mid sizes on a power-of-two communicator.
+ * 2005). Reduce-scatter: at step k a rank exchanges half of the block it still owns with the rank
+ * 2^(L-1-k) away and reduces the half it keeps, so after L = log2(n) steps it owns the fully
+ * reduced chunk `rank`. All-gather: the same partners in the reverse order swap whole blocks,
+ * received straight into place. The bytes per rank are the ring's (2(n-1)/n x size) in 2 log2(n)
+ * dependent steps instead of 2(n-1), which is what Open MPI's tuned component runs at mid sizes.
+ *
+ * On a rank count that is not a power of two (p = 2^L + r) the paper's fold comes first: of the
+ * first 2r ranks each even one sends its whole input to the odd one after it, which reduces it
+ * into its own and takes part in the 2^L-rank schedule while the even one waits, then receives the
+ * result from it (MPICH's allreduce reduce_scatter_allgather; Open MPI's coll_base_allreduce
+ * redscat_allgather does the same).
  *
  * Each step's block is cut into slices over the K sockets to the partner; a step ends when all
  * its slices have arrived (a partner pair never shares a socket with another step in flight).
@@ -15,10 +20,36 @@ import { completion, elementBytes, elems, reduceBytes, sliceCount, sliceRange, t
 
 export const isPowerOfTwo = (n: number): boolean => n > 0 && (n & (n - 1)) === 0;
 
-/** The partners rank `rank` exchanges with, in reduce-scatter order (farthest first). */
+/** How a rank count splits for the fold: the largest power of two in it and the r ranks beyond. */
+export function foldShape(nranks: number): { pow2: number; extra: number } {
+  let pow2 = 1;
+  while (pow2 * 2 <= nranks) pow2 *= 2;
+  return { pow2, extra: nranks - pow2 };
+}
+
+/**
+ * The rank's place in the power-of-two schedule (its "new rank"), or its fold partner when it
+ * is one of the even ranks below 2r that hand their data over and wait.
+ */
+export function foldRole(rank: number, nranks: number): { active: true; newRank: number; foldedFrom?: number } | { active: false; foldsInto: number } {
+  const { extra } = foldShape(nranks);
+  if (rank < 2 * extra) return rank % 2 === 0 ? { active: false, foldsInto: rank + 1 } : { active: true, newRank: rank >> 1, foldedFrom: rank - 1 };
+  return { active: true, newRank: rank - extra };
+}
+
+/** The real rank that holds place `newRank` of the power-of-two schedule. */
+function realRank(newRank: number, nranks: number): number {
+  const { extra } = foldShape(nranks);
+  return newRank < extra ? 2 * newRank + 1 : newRank + extra;
+}
+
+/** The ranks `rank` exchanges with: its fold partner, then its partners in reduce-scatter order (farthest first). */
 export function halvingDoublingPartners(rank: number, nranks: number): number[] {
-  const partners: number[] = [];
-  for (let distance = nranks >> 1; distance >= 1; distance >>= 1) partners.push(rank ^ distance);
+  const role = foldRole(rank, nranks);
+  if (!role.active) return [role.foldsInto];
+  const { pow2 } = foldShape(nranks);
+  const partners: number[] = role.foldedFrom === undefined ? [] : [role.foldedFrom];
+  for (let distance = pow2 >> 1; distance >= 1; distance >>= 1) partners.push(realRank(role.newRank ^ distance, nranks));
   return partners;
 }
 
@@ -30,16 +61,16 @@ interface Step {
   give: [number, number];
 }
 
-function steps(rank: number, nranks: number): Step[] {
+function steps(newRank: number, pow2: number, nranks: number): Step[] {
   const out: Step[] = [];
   let lo = 0;
-  let hi = nranks;
-  for (let distance = nranks >> 1; distance >= 1; distance >>= 1) {
+  let hi = pow2;
+  for (let distance = pow2 >> 1; distance >= 1; distance >>= 1) {
     const mid = lo + (hi - lo) / 2;
-    const lower = (rank & distance) === 0;
+    const lower = (newRank & distance) === 0;
     const keep: [number, number] = lower ? [lo, mid] : [mid, hi];
     const give: [number, number] = lower ? [mid, hi] : [lo, mid];
-    out.push({ partner: rank ^ distance, keep, give });
+    out.push({ partner: realRank(newRank ^ distance, nranks), keep, give });
     [lo, hi] = keep;
   }
   return out;
@@ -47,11 +78,13 @@ function steps(rank: number, nranks: number): Step[] {
 
 export async function allReduceHalvingDoubling(ctx: CollContext): Promise<void> {
   const { mesh, rank, nranks, count, send, recv } = ctx;
-  if (!isPowerOfTwo(nranks)) throw new Error(`internal: halving-doubling all_reduce on ${nranks} ranks`);
+  const { pow2 } = foldShape(nranks);
   const size = elementBytes(ctx);
-  // Chunk c is [floor(c*count/n), floor((c+1)*count/n)), as the ring cuts it.
-  const element = (c: number): number => Math.floor((c * count) / nranks);
+  // Chunk c of the 2^L-rank schedule is [floor(c*count/2^L), floor((c+1)*count/2^L)), as the ring cuts it.
+  const element = (c: number): number => Math.floor((c * count) / pow2);
   const span = ([c0, c1]: [number, number]): [number, number] => [element(c0), element(c1)];
+  const whole: [number, number] = [0, count];
+  const none: [number, number] = [0, 0];
 
   /** Send elements [s0, s1) of `from` to `peer` and receive [r0, r1) from it, slice by slice. */
   const exchange = async (peer: number, from: Uint8Array, [s0, s1]: [number, number], [r0, r1]: [number, number], onSlice: (e0: number, e1: number, incoming: Uint8Array | undefined) => Uint8Array | undefined): Promise<void> => {
@@ -75,20 +108,38 @@ export async function allReduceHalvingDoubling(ctx: CollContext): Promise<void> 
     }
     await mesh.until(finished);
   };
+  /** Reduce incoming slices into recv against `source`; receive nothing straight into place. */
+  const reducing = (source: Uint8Array) => (e0: number, e1: number, incoming: Uint8Array | undefined): undefined => {
+    if (incoming) reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, source, e0, e1), incoming);
+    return undefined;
+  };
+  const intoPlace = (e0: number, e1: number): Uint8Array => elems(ctx, recv, e0, e1);
 
-  const plan = steps(rank, nranks);
+  const role = foldRole(rank, nranks);
+  if (!role.active) {
+    // Hand the whole input to the odd rank after us; the result comes back whole, straight into place.
+    await exchange(role.foldsInto, send, whole, none, () => undefined);
+    await exchange(role.foldsInto, send, none, whole, intoPlace);
+    await mesh.drained();
+    return;
+  }
+  // Our input, or after taking in the even rank's input, our partial sums in recv.
+  let source = send;
+  if (role.foldedFrom !== undefined) {
+    await exchange(role.foldedFrom, send, none, whole, reducing(send));
+    source = recv;
+  }
+  const plan = steps(role.newRank, pow2, nranks);
   for (let k = 0; k < plan.length; k++) {
     const { partner, keep, give } = plan[k]!;
-    // Step 0 reads our input; later steps our partial sums, which live in recv.
-    const source = k === 0 ? send : recv;
-    await exchange(partner, source, span(give), span(keep), (e0, e1, incoming) => {
-      if (incoming) reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, source, e0, e1), incoming);
-      return undefined;
-    });
+    // Step 0 reads our input (or the folded sums); later steps our partial sums, which live in recv.
+    const from = k === 0 ? source : recv;
+    await exchange(partner, from, span(give), span(keep), reducing(from));
   }
   for (let k = plan.length - 1; k >= 0; k--) {
     const { partner, keep, give } = plan[k]!;
-    await exchange(partner, recv, span(keep), span(give), (e0, e1) => elems(ctx, recv, e0, e1));
+    await exchange(partner, recv, span(keep), span(give), intoPlace);
   }
+  if (role.foldedFrom !== undefined) await exchange(role.foldedFrom, recv, whole, none, () => undefined);
   await mesh.drained();
 }

@@ -14,7 +14,7 @@ export {
   type BenchCell,
   type RankInfo,
 } from './types.js';
-export { algoProblem, allReduceSchedule, HALVING_DOUBLING_MAX_BYTES } from './collective.js';
+export { allReduceSchedule, HALVING_DOUBLING_MAX_BYTES } from './collective.js';
 export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
 export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';

@@ -14,7 +14,7 @@ import { ControlServer } from './control-server.js';
 import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
 import { LATER_CELL_SHARE, settle } from './settle.js';
-import { algoProblem, allReduceSchedule, COLLECTIVES, neededPeers } from './collective.js';
+import { allReduceSchedule, COLLECTIVES, hostsCrowded, neededPeers } from './collective.js';
 import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
@@ -88,6 +88,7 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
       latch,
       host,
       pid: process.pid,
+      cores: os.availableParallelism(),
       startDataListener: async (localAddress: string) => {
         const host = bindAddress ?? localAddress;
         await new Promise<void>((resolve, reject) => {
@@ -105,7 +106,8 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
 
     const ops = options.ops ?? [params.op];
     mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS, options.progress ?? 'poll');
-    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'auto');
+    const crowded = hostsCrowded(peers);
+    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'auto', crowded);
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);
 
@@ -164,11 +166,11 @@ function summarise(rows: BenchRow[]): SweepSummary {
 }
 
 /** The peers every op of the list needs (the ring's neighbours, everyone for alltoall). */
-function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number, algo: BenchAlgo): { sendTo: number[]; recvFrom: number[] } {
+function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number, algo: BenchAlgo, crowded: boolean): { sendTo: number[]; recvFrom: number[] } {
   const sendTo = new Set<number>();
   const recvFrom = new Set<number>();
   for (const op of ops) {
-    const needed = neededPeers(op, rank, nranks, algo);
+    const needed = neededPeers(op, rank, nranks, algo, crowded);
     for (const peer of needed.sendTo) sendTo.add(peer);
     for (const peer of needed.recvFrom) recvFrom.add(peer);
   }
@@ -202,16 +204,15 @@ function allocate(params: BenchParams): Buffers {
   return { sendBase: region(0, capacity), recvBase: region(1, capacity), work: region(2, capacity), scratch: region(3, scratchBytes), simd, checkRounds: 0 };
 }
 
-/** Every rank checks --root and --algo right after the rendezvous, before any data moves, and stops alike. */
+/** Every rank checks --root right after the rendezvous, before any data moves, and stops alike. */
 function checkRoot(params: BenchParams, nranks: number, ops: readonly BenchOp[]): void {
   if (ops.some(usesRoot) && params.root >= nranks) {
     throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
   }
-  const problem = ops.includes('all_reduce') ? algoProblem(params.algo ?? 'auto', nranks) : undefined;
-  if (problem) throw new UsageError(problem);
 }
 
 async function sweep(options: RankRunOptions, params: BenchParams, control: ControlChannel, mesh: Mesh, buffers: Buffers): Promise<BenchRow[]> {
+  const crowded = hostsCrowded(control.peers);
   const { identity } = options;
   const nranks = identity.size;
   const elementBytes = ELEMENT_BYTES[params.dataType];
@@ -241,7 +242,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
       simd: buffers.simd,
       sliceBytes: options.sliceBytes ?? DEFAULT_SLICE_BYTES,
       socketsPerPeer: params.sockets,
-      algo: allReduceSchedule(params.algo ?? 'auto', nranks, sizeBytes),
+      algo: allReduceSchedule(params.algo ?? 'auto', nranks, sizeBytes, crowded),
     };
   };
   const run = COLLECTIVES[params.op];

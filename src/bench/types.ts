@@ -70,4 +70,6 @@ export interface RankInfo {
   /** Address and port of this rank's data listener. */
   addr: string;
   port: number;
+  /** Cores this rank's process may run on (os.availableParallelism()): tells auto whether co-located ranks crowd their host. */
+  cores: number;
 }

@@ -30,7 +30,7 @@ const row: BenchRow = {
 
 describe('nccl-tests layout', () => {
   const params = { ...baseParams, minBytes: 8, maxBytes: 1 << 20, stepFactor: 2 };
-  const header = formatHeader({ params, peers: [{ rank: 0, host: 'node-a', pid: 4242, addr: '10.0.0.1', port: 40000 }], version: '0.1.0', launcher: 'Open MPI' });
+  const header = formatHeader({ params, peers: [{ rank: 0, host: 'node-a', pid: 4242, addr: '10.0.0.1', port: 40000, cores: 8 }], version: '0.1.0', launcher: 'Open MPI' });
 
   it('prints the column header lines exactly as nccl-tests', () => {
     const lines = header.split('\n').slice(0, -1);

@@ -17,7 +17,11 @@ export interface StressLaunch {
   stepFactor: number;
   /** Run the ranks in the namespace with 16 KiB socket buffers. */
   smallBuffers: boolean;
-  /** all_reduce's --algo: auto runs halving-doubling on 4 and 8 ranks, so a third of those launches force the ring. */
+  /**
+   * all_reduce's --algo: auto runs halving-doubling on 4 and 8 ranks, and on other counts from 3 only
+   * where the ranks outnumber the host's cores, so from 3 ranks max forces the ring and, on counts
+   * that are not a power of two, min forces halving-doubling with its fold, whatever the machine.
+   */
   algo: BenchAlgo;
 }
 
@@ -25,6 +29,12 @@ export const MAX_BYTES = 16 * 1024 * 1024;
 const START_COUNTS = [1, 3, 7, 13, 1031, 4099];
 const FACTORS = [2, 3, 4, 5];
 const REDUCING: readonly BenchOp[] = ['all_reduce', 'reduce_scatter', 'reduce'];
+
+function stressAlgo(op: BenchOp, nranks: number, redOp: string): BenchAlgo {
+  if (op !== 'all_reduce' || nranks < 3) return 'auto';
+  if (redOp === 'max') return 'ring';
+  return redOp === 'min' && (nranks & (nranks - 1)) !== 0 ? 'halving-doubling' : 'auto';
+}
 
 /** Every (op, type, reduction, ranks) of the matrix, each with a drawn start size and factor. */
 export function fullMatrix(seed: number): StressLaunch[] {
@@ -47,7 +57,7 @@ export function fullMatrix(seed: number): StressLaunch[] {
             maxBytes: MAX_BYTES,
             stepFactor: pick(FACTORS),
             smallBuffers: launches.length % 2 === 1,
-            algo: op === 'all_reduce' && (nranks === 4 || nranks === 8) && redOp === 'max' ? 'ring' : 'auto',
+            algo: stressAlgo(op, nranks, redOp),
           });
         }
       }

@@ -7,7 +7,6 @@
 import { UsageError } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
 import {
-  algoProblem,
   benchResult,
   detectLaunch,
   formatFooter,
@@ -77,8 +76,6 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     if (options.root >= options.np && ops.some((op) => op === 'broadcast' || op === 'reduce')) {
       throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
     }
-    const algoError = ops.includes('all_reduce') ? algoProblem(options.algo, options.np) : undefined;
-    if (algoError) throw new UsageError(algoError);
     // Local ranks share this host's interfaces: check --ifname once, not once per rank.
     if (options.ifname) interfaceAddress(options.ifname);
     const script = process.argv[1];

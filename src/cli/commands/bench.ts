@@ -43,7 +43,7 @@ export function registerBench(program: Command): void {
     .option('-o, --redop <op>', `reduction: ${REDOPS.join(', ')}`, choiceArg('-o', REDOPS), 'sum' as (typeof REDOPS)[number])
     .option('-r, --root <rank>', 'root rank of broadcast and reduce', nonNegativeIntArg('-r'), 0)
     .option('--np <n>', 'start N local ranks (without it, rank and size come from mpirun, srun, torchrun or a Job)', positiveIntArg('--np'))
-    .option('--algo <name>', `all_reduce algorithm: auto (halving-doubling on 4, 8, 16... ranks up to 16 MiB, the ring otherwise), ring (NCCL's) or halving-doubling (Rabenseifner's, Open MPI's choice at mid sizes; power-of-two rank counts)`, choiceArg('--algo', ALGOS), 'auto' as (typeof ALGOS)[number])
+    .option('--algo <name>', `all_reduce algorithm: auto (halving-doubling up to 16 MiB on 4, 8, 16... ranks, and on other counts from 3 where a host runs more ranks than cores; the ring otherwise), ring (NCCL's) or halving-doubling (Rabenseifner's, Open MPI's choice at mid sizes; extra ranks beyond a power of two fold in first)`, choiceArg('--algo', ALGOS), 'auto' as (typeof ALGOS)[number])
     .option('--sockets <k>', 'TCP connections per peer (as NCCL_NSOCKS_PERTHREAD)', positiveIntArg('--sockets'), 1)
     .option('--ifname <name>', 'network interface for data connections (as NCCL_SOCKET_IFNAME)')
     .option('--timeout <duration>', 'give up (exit 3) when a peer makes no progress this long', timeoutArg, 60)
