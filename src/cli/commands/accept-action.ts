@@ -1,14 +1,35 @@
 /** The body of `aifabric accept`, imported only when the command runs. */
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import { EnvironmentError } from '../../core/errors.js';
-import { runAcceptance, testbedLauncher, type AcceptStageName, type AcceptTool } from '../../accept/index.js';
+import { UsageError } from '../../core/errors.js';
+import { parseRate } from '../../core/units.js';
+import { readInputFile } from '../../core/read-input.js';
+import { getFabricPreset } from '../../spec/presets/index.js';
+import {
+  expandHostlist,
+  launcherProblem,
+  parseHostfile,
+  remoteLauncher,
+  runAcceptance,
+  testbedLauncher,
+  type AcceptExpectation,
+  type AcceptLauncher,
+  type AcceptStageName,
+  type AcceptTool,
+} from '../../accept/index.js';
 import { toJunitXml, type CheckResult } from '../../check/index.js';
 import { emitResult } from '../emit.js';
 import { renderDrainList, renderPrometheus } from '../render/accept-files.js';
 import { renderAcceptText } from '../render/accept-text.js';
 
 export interface AcceptCommandOptions {
-  testbed: string;
+  testbed?: string;
+  hosts?: string;
+  hostfile?: string;
+  launcher: 'auto' | 'testbed' | 'ssh' | 'srun' | 'mpirun' | 'local';
+  portRate?: string;
+  fabric?: string;
+  aifabricCommand?: string;
   tools: AcceptTool[];
   stages: AcceptStageName[];
   pairing: 'circle' | 'random';
@@ -25,9 +46,42 @@ export interface AcceptCommandOptions {
   db?: string;
 }
 
+/**
+ * Where the runs go: a testbed, or real hosts (from --hosts, --hostfile or the Slurm allocation)
+ * through ssh, srun, mpirun or this machine, with the port rate they are judged against.
+ */
+async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation; remote: boolean }> {
+  const sources = [options.testbed !== undefined && '--testbed', options.hosts !== undefined && '--hosts', options.hostfile !== undefined && '--hostfile'].filter(Boolean);
+  if (sources.length > 1) throw new UsageError(`give the hosts one way: ${sources.join(' or ')}`);
+  if (options.testbed !== undefined || options.launcher === 'testbed') {
+    if (options.testbed === undefined) throw new UsageError('--launcher testbed needs --testbed NAME');
+    if (options.launcher !== 'auto' && options.launcher !== 'testbed') throw new UsageError(`--testbed runs through the testbed's namespaces, not --launcher ${options.launcher}`);
+    if (options.portRate !== undefined || options.fabric !== undefined) throw new UsageError("--testbed takes the port rate from the testbed itself; drop --port-rate / --fabric");
+    return { ...(await testbedLauncher(options.testbed)), remote: false };
+  }
+  const slurmNodes = process.env.SLURM_JOB_NODELIST?.trim();
+  let names: string[];
+  if (options.hosts !== undefined) names = options.hosts.split(',').map((item) => item.trim()).filter(Boolean).flatMap((item) => expandHostlist(item));
+  else if (options.hostfile !== undefined) names = parseHostfile(readInputFile(options.hostfile), options.hostfile).map((entry) => entry.host);
+  else if (slurmNodes) names = expandHostlist(slurmNodes);
+  else throw new UsageError('accept needs hosts: --testbed NAME, --hosts LIST, --hostfile FILE, or a Slurm allocation (SLURM_JOB_NODELIST)');
+  if (names.length === 0) throw new UsageError('--hosts: no host given');
+  const kind = options.launcher !== 'auto' ? options.launcher : process.env.SLURM_JOB_ID ? 'srun' : options.hostfile !== undefined ? 'mpirun' : 'ssh';
+  if (options.portRate !== undefined && options.fabric !== undefined) throw new UsageError('give the port rate one way: --port-rate or --fabric');
+  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : options.fabric !== undefined ? getFabricPreset(options.fabric).lineRateGbps * 1e9 : undefined;
+  if (portRateBps === undefined || !(portRateBps > 0)) throw new UsageError('accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit) or --fabric PRESET');
+  // The address a tool dials is the name the launcher knows (a host file's user@ is ssh's business).
+  const hosts = names.map((name) => ({ name, address: name.replace(/^[^@]*@/, '') }));
+  const problem = launcherProblem(kind, hosts);
+  if (problem) throw new UsageError(problem);
+  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps }, remote: kind !== 'local' };
+}
+
 export async function runAcceptCommand(options: AcceptCommandOptions): Promise<void> {
-  const { launcher, expectation } = await testbedLauncher(options.testbed);
+  const { launcher, expectation, remote } = await chooseLauncher(options);
   const script = process.argv[1];
+  const localCommand = script ? [process.execPath, script] : ['aifabric'];
+  const benchCommand = options.aifabricCommand !== undefined ? options.aifabricCommand.split(/\s+/).filter(Boolean) : remote ? ['aifabric'] : localCommand;
   const result = await runAcceptance(launcher, expectation, {
     tools: options.tools,
     stages: options.stages,
@@ -36,7 +90,7 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
     budgetS: options.budget,
     iperfSeconds: options.iperfSeconds,
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    benchCommand: script ? [process.execPath, script] : ['aifabric'],
+    benchCommand,
   });
   if (options.junit !== undefined) {
     // The JUnit writer groups findings per host: one suite per host, culprits as failures.

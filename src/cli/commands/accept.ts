@@ -1,5 +1,6 @@
 /**
- * `aifabric accept --testbed NAME [--tools iperf3,bench-tcp] [--stages ...] [--pairing circle|random]
+ * `aifabric accept [--testbed NAME | --hosts LIST | --hostfile FILE] [--launcher auto|testbed|ssh|srun|mpirun|local]
+ * [--port-rate RATE | --fabric PRESET] [--tools iperf3,bench-tcp] [--stages ...] [--pairing circle|random]
  * [--seed N] [--budget 600s] [--iperf-seconds S] [--json] [--out FILE] [--junit FILE] [--drain-list FILE]
  * [--prometheus FILE] [--save]`:
  * run the acceptance stages across the hosts, judge every result against the expectation and the
@@ -28,7 +29,13 @@ export function registerAccept(program: Command): void {
   const command = program
     .command('accept')
     .description('acceptance across a set of hosts: iperf3 between every pair, a checked bench tcp all_reduce over all of them, group testing on what fails; names the bad node, link or fabric')
-    .requiredOption('--testbed <name>', 'the hosts of this namespace testbed (`aifabric testbed up`), each run through `ip netns exec`')
+    .option('--testbed <name>', 'the hosts of this namespace testbed (`aifabric testbed up`), each run through `ip netns exec`')
+    .option('--hosts <list>', 'the hosts, comma-separated, Slurm hostlist expressions allowed (node[01-16]); default under Slurm: the allocation (SLURM_JOB_NODELIST)')
+    .option('--hostfile <file>', "the hosts from an Open MPI host file ('host slots=N' lines)")
+    .option('--launcher <how>', 'how each run starts on its host: auto (testbed with --testbed, srun inside a Slurm allocation, mpirun with --hostfile, else ssh), testbed, ssh, srun, mpirun or local (this machine, one host)', choiceArg('--launcher', ['auto', 'testbed', 'ssh', 'srun', 'mpirun', 'local'] as const), 'auto' as const)
+    .option('--port-rate <rate>', "each host's port rate on real hosts, with its unit (100gbit, 25Gbps): what a pair or collective is expected to reach")
+    .option('--fabric <preset>', "each host's port rate from a fabric preset's line rate (aifabric presets), instead of --port-rate")
+    .option('--aifabric-command <argv>', 'how a remote host starts aifabric (default: aifabric on its PATH; local and testbed runs use this one)')
     .option('--tools <list>', `tools to run (${ACCEPT_TOOLS.join(', ')})`, subsetArg('--tools', ACCEPT_TOOLS), [...ACCEPT_TOOLS])
     .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
     .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
