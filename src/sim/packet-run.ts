@@ -2,20 +2,20 @@
  * Scenario -> packet-level simulation: resolves defaults (DCQCN parameters, PFC headroom), builds
  * the simulator, the connections and the workloads, and runs them.
  */
-import { createRng } from '../core/rng.js';
 import { psToUs } from './engine/time.js';
 import type { BufferConfig } from './net/buffers.js';
 import { tcpWireBytes, MIN_FRAME_WIRE_BYTES } from './net/wire.js';
+import { planWorkloads, type WorkloadPlan } from './plan/index.js';
 import { headroomBounds, mtuWireBytes, pfcResponseDelayNs } from './scenario.js';
 import type { Scenario } from './scenario-schema.js';
 import { Simulator, type MessageListener } from './simulator.js';
-import type { Topology } from './topo/types.js';
+import { connectionEcmpHash, type Topology } from './topo/index.js';
 import { CLS_LOSSLESS, CLS_LOSSY, type Connection } from './transport/connection.js';
 import { RoceConnection, type RoceConfig } from './transport/roce.js';
 import { TcpConnection, type TcpConfig } from './transport/tcp.js';
 import { RackTcpConnection } from './transport/tcp-rack.js';
 import { CollectiveWorkload } from './workload/collectives.js';
-import { FlowsWorkload, permutationTargets } from './workload/flows.js';
+import { FlowsWorkload } from './workload/flows.js';
 import { IncastWorkload } from './workload/incast.js';
 import type { TransportKind, Workload } from './workload/types.js';
 
@@ -104,49 +104,31 @@ export function routeTimePs(topology: Topology, route: ArrayLike<number>, wire: 
   return total;
 }
 
-export function buildWorkloads(scenario: Scenario, hostCount: number, seed: number): Workload[] {
-  const rng = createRng(seed ^ 0x5bd1e995);
-  return scenario.workloads.map((w, i) => {
-    const name = w.name ?? `${w.kind}#${i}`;
-    const transport: TransportKind = w.transport ?? scenario.transport.kind;
-    const startPs = Math.round(w.start * 1e12);
+/** The plan's workloads as packet-mode workload objects (they open their connections in the plan's order). */
+export function buildWorkloads(plan: WorkloadPlan): Workload[] {
+  return plan.workloads.map((w) => {
+    const { name, transport } = w;
+    const startPs = Math.round(w.startS * 1e12);
     switch (w.kind) {
-      case 'incast': {
-        const senders =
-          typeof w.senders === 'number'
-            ? Array.from({ length: w.senders }, (_, j) => (w.receiver + 1 + j) % hostCount)
-            : w.senders;
-        return new IncastWorkload({ name, receiver: w.receiver, senders, blockBytes: w.blockSize, rounds: w.rounds, startPs, transport });
-      }
+      case 'incast':
+        return new IncastWorkload({ name, receiver: w.receiver, senders: w.senders, blockBytes: w.blockBytes, rounds: w.rounds, startPs, transport });
       case 'flow':
-        return new FlowsWorkload('flow', name, [{ src: w.src, dst: w.dst, sizeBytes: w.size, startPs, transport }]);
-      case 'permutation': {
-        const targets = permutationTargets(hostCount, () => rng.next());
-        return new FlowsWorkload(
-          'permutation',
-          name,
-          targets.map((dst, src) => ({ src, dst, sizeBytes: w.size, startPs, transport })),
-        );
-      }
-      default: {
-        const ranks =
-          w.ranks === undefined
-            ? Array.from({ length: hostCount }, (_, j) => j)
-            : typeof w.ranks === 'number'
-              ? Array.from({ length: w.ranks }, (_, j) => j)
-              : w.ranks;
+      case 'permutation':
+        return new FlowsWorkload(w.kind, name, w.flows.map((f) => ({ ...f, startPs, transport })));
+      default:
         return new CollectiveWorkload({
           name,
           kind: w.kind,
-          ranks,
-          sizeBytes: w.size,
+          ranks: w.ranks,
+          sizeBytes: w.sizeBytes,
+          chunkBytes: w.chunkBytes,
+          steps: w.steps,
           iterations: w.iterations,
-          computeMeanPs: Math.round((w.compute?.mean ?? 0) * 1e12),
-          computeJitterPs: Math.round((w.compute?.jitter ?? 0) * 1e12),
+          computeMeanPs: Math.round(w.computeMeanS * 1e12),
+          computeJitterPs: Math.round(w.computeJitterS * 1e12),
           startPs,
           transport,
         });
-      }
     }
   });
 }
@@ -159,7 +141,7 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
   const hostRateBps = topology.links[0]?.rateBps ?? 0;
   const connect = (src: number, dst: number, transport: TransportKind, listener: MessageListener): Connection =>
     sim.addConnection((id) => {
-      const hash = (Math.imul(id + 1, 0x9e3779b1) ^ seed) >>> 0;
+      const hash = connectionEcmpHash(id, seed);
       const forward = Int32Array.from(topology.route(src, dst, hash));
       const reverse = Int32Array.from(topology.route(dst, src, hash));
       const lineRate = topology.links[forward[0] as number]?.rateBps ?? hostRateBps;
@@ -172,7 +154,7 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
       const roce = roceConfigOf(scenario, lineRate);
       return new RoceConnection(id, src, dst, pfcOn ? CLS_LOSSLESS : CLS_LOSSY, forward, reverse, sim, roce, lineRate);
     }, listener);
-  const workloads = buildWorkloads(scenario, topology.hostCount, seed);
+  const workloads = buildWorkloads(planWorkloads(scenario, topology.hostCount, seed));
   for (const workload of workloads) workload.start(sim, connect);
   for (const storm of scenario.pauseStorms ?? []) {
     const startPs = Math.round(storm.start * 1e12);

@@ -5,6 +5,7 @@
  * Metrics are added only when the feature is in play, so scenarios without it keep their output.
  */
 import type { Finding } from '../core/envelope.js';
+import type { SimMetrics } from './metrics.js';
 import type { PacketRun } from './packet-run.js';
 import type { Topology } from './topo/types.js';
 
@@ -35,7 +36,7 @@ export function linkLabel(topology: Topology, link: number): string {
 const us = (ps: number): number => ps / 1e6;
 const fmtUs = (ps: number): string => `${Number(us(ps).toFixed(1))} us`;
 
-export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly FlowOutcome[], metrics: Record<string, unknown>): Finding[] {
+export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly FlowOutcome[], metrics: SimMetrics): Finding[] {
   const sim = run.sim;
   const stopPs = sim.now;
   const findings: Finding[] = [];

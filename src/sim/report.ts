@@ -8,12 +8,13 @@ import type { Finding, Series } from '../core/envelope.js';
 import { quantile } from '../core/stats.js';
 import { formatDuration } from '../core/units.js';
 import { maxMinFairShares } from './fair-share.js';
+import type { SimMetrics } from './metrics.js';
 import type { PacketRun } from './packet-run.js';
 import { pfcFindings } from './pfc-findings.js';
 import type { Topology } from './topo/types.js';
 
 export interface PacketReport {
-  metrics: Record<string, unknown>;
+  metrics: SimMetrics;
   series: Series[];
   findings: Finding[];
   warnings: string[];
@@ -54,7 +55,12 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     allLinks.push(link);
     if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch') peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
   }
-  const metrics: Record<string, unknown> = {
+  // Busiest ports by peak queue, and most paused links.
+  const switchPorts = [...Array(linkCount).keys()].filter((l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch');
+  const byPeak = switchPorts.filter((l) => (sim.peakPortBytes[l] as number) > 0).sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
+  const byPause = [...Array(linkCount).keys()].filter((l) => sim.pausedNow(l) > 0).sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
+  const reports = workloads.map((w) => w.report(stopPs));
+  const metrics: SimMetrics = {
     status: run.status,
     completed,
     goodputGbps: elapsedPs > 0 ? (sim.deliveredBytes * 8) / (elapsedPs / 1e12) / 1e9 : 0,
@@ -79,14 +85,18 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     simulatedTimeUs: sim.now / 1e6,
     fctUs: fcts.length > 0 ? { messages: fcts.length, p50: quantile(fcts, 0.5), p99: quantile(fcts, 0.99), max: fcts.reduce((a, b) => Math.max(a, b), 0) } : null,
     unfinishedMessages,
+    ports: [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
+      link: linkName(topology, link),
+      peakQueueBytes: sim.peakPortBytes[link] as number,
+      pausedTimeUs: sim.pausedNow(link) / 1e6,
+      pauseFramesReceived: sim.pauseFrames[link] as number,
+      drops: sim.dropsByLink[link] as number,
+    })),
+    workloads: workloads.map((w, i) => ({ name: w.name, kind: w.kind, ...reports[i]?.metrics })),
   };
   const series: Series[] = [];
   const findings: Finding[] = [];
   const warnings: string[] = [];
-  // Busiest ports by peak queue, and most paused links.
-  const switchPorts = [...Array(linkCount).keys()].filter((l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch');
-  const byPeak = switchPorts.filter((l) => (sim.peakPortBytes[l] as number) > 0).sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
-  const byPause = [...Array(linkCount).keys()].filter((l) => sim.pausedNow(l) > 0).sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
   const s = sim.sampler;
   for (const link of byPeak.slice(0, TOP_PORTS)) {
     const points = [];
@@ -109,18 +119,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     goodput.push({ timeUs: (s.times[i] as number) / 1e6, goodputGbps: dt > 0 ? (db * 8) / (dt / 1e12) / 1e9 : 0 });
   }
   series.push({ name: 'goodput', unit: 'Gb/s', points: goodput });
-  metrics.ports = [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
-    link: linkName(topology, link),
-    peakQueueBytes: sim.peakPortBytes[link] as number,
-    pausedTimeUs: sim.pausedNow(link) / 1e6,
-    pauseFramesReceived: sim.pauseFrames[link] as number,
-    drops: sim.dropsByLink[link] as number,
-  }));
-  metrics.workloads = workloads.map((w) => {
-    const r = w.report(stopPs);
-    if (r.series) series.push(...r.series);
-    return { name: w.name, kind: w.kind, ...r.metrics };
-  });
+  for (const r of reports) if (r.series) series.push(...r.series);
   // Per-connection outcomes and PFC victims: flows paused on their path that got well under
   // their max-min fair share although no bottleneck of theirs was congested.
   const shares = maxMinFairShares(topology, sim.connections.map((c) => c.forward));

@@ -1,11 +1,13 @@
 /**
  * runScenario: the library entry point behind `aifabric sim`. Packet mode runs the discrete-event
- * simulator; fluid mode hands the same topology and workloads to the flow-level engine.
+ * simulator; fluid mode hands the same topology and workload plan (plan/) to the flow-level
+ * engine. Both return one SimMetrics type (metrics.ts).
  * Same scenario and seed give identical output except createdAt and `timing`.
  */
 import { performance } from 'node:perf_hooks';
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import { runFluidScenario } from './fluid-run.js';
+import type { SimMetrics } from './metrics.js';
 import { runPacket } from './packet-run.js';
 import { buildPacketReport } from './report.js';
 import { locatorOf, validateScenario } from './scenario.js';
@@ -19,9 +21,11 @@ export interface RunScenarioOptions {
   seed?: number;
   /** Called now and then with simulated microseconds (packet mode). */
   onProgress?: (simulatedUs: number) => void;
+  /** Fluid mode: chunk transfers from which a lone ring runs on the engine's arithmetic ring (fluid-run.ts). */
+  ringFastPathMinTransfers?: number;
 }
 
-export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): ResultEnvelope {
+export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): ResultEnvelope<SimMetrics> {
   const mode = options.mode ?? 'packet';
   const seed = options.seed ?? scenario.seed ?? 1;
   const topology = validateScenario(scenario, locatorOf(scenario), { mode });
@@ -35,7 +39,7 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
   };
   const started = performance.now();
   if (mode === 'fluid') {
-    const fluid = runFluidScenario(scenario, topology, seed);
+    const fluid = runFluidScenario(scenario, topology, seed, { ringFastPathMinTransfers: options.ringFastPathMinTransfers });
     const wallS = (performance.now() - started) / 1000;
     return makeResult('sim', inputs, fluid.metrics, {
       series: fluid.series,

@@ -18,6 +18,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { SourceLocation } from '../spec/yaml-loader.js';
 import { semanticError } from '../spec/yaml-loader.js';
 import { roceWireBytes, tcpWireBytes } from './net/wire.js';
+import { chunkBytesOf, stepsPerIteration } from './plan/index.js';
 import type { Scenario, ScenarioWorkload } from './scenario-schema.js';
 
 export type WorkMode = 'packet' | 'fluid';
@@ -134,8 +135,8 @@ function workloadCounts(w: WorkloadShape): { messages: number; messageBytes: num
     case 'permutation':
       return { messages: n, messageBytes: w.sizeBytes, connections: n, rankIterations: 0 };
     default: {
-      const chunk = Math.max(1, Math.ceil(w.sizeBytes / Math.max(1, n)));
-      const perRank = w.kind === 'allreduce' ? 2 * (n - 1) : n - 1;
+      const chunk = chunkBytesOf(w.sizeBytes, n);
+      const perRank = stepsPerIteration(w.kind, n);
       return { messages: n * perRank * w.repeats, messageBytes: chunk, connections: w.kind === 'alltoall' ? n * (n - 1) : n, rankIterations: n * w.repeats };
     }
   }
@@ -193,17 +194,19 @@ function packetEstimate(scenario: Scenario, topo: TopologyShape, shapes: Workloa
   return { work, workUnit: 'events', memoryBytes: heap + typed, heapBytes: heap, byWorkload: byWorkload.map((e) => e * share), topologyBytes: topologyHeap + topologyTyped };
 }
 
-/** Whether fluid mode runs this scenario on the engine's arithmetic ring (see fluid-run.ts). */
-export function fluidRingFastPath(scenario: Scenario, hosts: number): boolean {
+/**
+ * Whether fluid mode runs this scenario on the engine's arithmetic ring (fluid-ring-fast-path.ts):
+ * one ring all_reduce or all_gather, once, without compute, of at least `minTransfers` chunk transfers.
+ */
+export function fluidRingFastPath(scenario: Scenario, hosts: number, minTransfers: number = FLUID_FAST_PATH_MIN_TRANSFERS): boolean {
   const w = scenario.workloads[0];
   if (scenario.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather')) return false;
-  if (w.iterations !== 1 || (w.compute?.mean ?? 0) > 0 || w.start > 0 || Array.isArray(w.ranks)) return false;
-  const ranks = w.ranks ?? hosts;
-  const steps = w.kind === 'allreduce' ? 2 * (ranks - 1) : ranks - 1;
-  return ranks * steps >= FLUID_FAST_PATH_MIN_TRANSFERS;
+  if (w.iterations !== 1 || (w.compute?.mean ?? 0) > 0 || w.start > 0) return false;
+  const ranks = w.ranks === undefined ? hosts : typeof w.ranks === 'number' ? w.ranks : w.ranks.length;
+  return ranks * stepsPerIteration(w.kind, ranks) >= minTransfers;
 }
 
-/** Below this many chunk transfers the explicit flows are cheap enough (fluid-run.ts). */
+/** Below this many chunk transfers the explicit flows are cheap enough (fluid-run.ts); a run option lowers it. */
 export const FLUID_FAST_PATH_MIN_TRANSFERS = 1_000_000;
 
 function fluidEstimate(scenario: Scenario, topo: TopologyShape, shapes: WorkloadShape[]): WorkEstimate {

@@ -8,6 +8,7 @@ import type { Topology, TopologySpec } from './types.js';
 
 export type { FatTreeSpec, LeafSpineSpec, RailSpec, RingSpec, StarSpec, TopoLink, TopoNode, Topology, TopologySpec } from './types.js';
 export { mixHash } from './builder.js';
+export { connectionEcmpHash } from './ecmp.js';
 export { ringPaths, type RingPaths } from './ring.js';
 
 export function buildTopology(spec: TopologySpec): Topology {

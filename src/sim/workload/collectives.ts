@@ -21,6 +21,9 @@ export interface CollectiveSpec {
   kind: 'allreduce' | 'allgather' | 'alltoall';
   ranks: number[];
   sizeBytes: number;
+  /** Bytes per transfer and transfers per rank per iteration, from the workload plan. */
+  chunkBytes: number;
+  steps: number;
   iterations: number;
   computeMeanPs: number;
   computeJitterPs: number;
@@ -56,8 +59,8 @@ export class CollectiveWorkload implements Workload {
 
   constructor(private readonly spec: CollectiveSpec) {
     const n = spec.ranks.length;
-    this.steps = spec.kind === 'allreduce' ? 2 * (n - 1) : n - 1;
-    this.chunkBytes = Math.max(1, Math.ceil(spec.sizeBytes / n));
+    this.steps = spec.steps;
+    this.chunkBytes = spec.chunkBytes;
     this.computesDone = new Int32Array(n);
     this.sent = new Int32Array(n);
     this.received = new Int32Array(n);

@@ -81,17 +81,3 @@ export class FlowsWorkload implements Workload {
     };
   }
 }
-
-/** A seeded random derangement: host i sends to perm[i] != i. */
-export function permutationTargets(hosts: number, random: () => number): number[] {
-  for (;;) {
-    const perm = Array.from({ length: hosts }, (_, i) => i);
-    for (let i = hosts - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      const t = perm[i] as number;
-      perm[i] = perm[j] as number;
-      perm[j] = t;
-    }
-    if (perm.every((target, i) => target !== i)) return perm;
-  }
-}

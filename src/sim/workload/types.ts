@@ -3,7 +3,9 @@ import type { Series } from '../../core/envelope.js';
 import type { Simulator, MessageListener } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
 
-export type TransportKind = 'tcp' | 'roce';
+import type { TransportKind } from '../plan/index.js';
+
+export type { TransportKind };
 
 /** Builds a connection between two hosts with the scenario's (or the workload's) transport. */
 export type ConnectionFactory = (src: number, dst: number, transport: TransportKind, listener: MessageListener) => Connection;

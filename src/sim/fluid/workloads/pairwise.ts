@@ -5,6 +5,7 @@
  */
 import { InputError } from '../../../core/errors.js';
 import { createRng } from '../../../core/rng.js';
+import { permutationTargets } from '../../plan/index.js';
 import type { FluidWorkload } from '../types.js';
 import {
   RankPlacement,
@@ -104,7 +105,7 @@ export function buildPermutation(
 ): BuiltWorkload<IndependentFlowsWorkload> {
   const placement = new RankPlacement(fabric, input);
   const ranks = placement.ranks;
-  const permutation = input.permutation ?? randomDerangement(ranks, input.seed ?? 1);
+  const permutation = input.permutation ?? derangement(ranks, input.seed ?? 1);
   if (permutation.length !== ranks)
     throw new InputError(`permutation: ${permutation.length} entries for ${ranks} ranks`);
   const seen = new Uint8Array(ranks);
@@ -121,16 +122,9 @@ export function buildPermutation(
   return buildPairs(placement, pairs, input.sizeBytes);
 }
 
-/** Fisher-Yates shuffles until no rank maps to itself (about e tries on average). */
-function randomDerangement(ranks: number, seed: number): number[] {
+/** The scenario plan's seeded derangement (one rank alone maps to itself). */
+function derangement(ranks: number, seed: number): number[] {
+  if (ranks < 2) return Array.from({ length: ranks }, (_, i) => i);
   const rng = createRng(seed);
-  const order = Array.from({ length: ranks }, (_, i) => i);
-  if (ranks < 2) return order;
-  for (;;) {
-    for (let i = ranks - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
-    if (order.every((dst, src) => dst !== src)) return order;
-  }
+  return permutationTargets(ranks, () => rng.next());
 }

@@ -4,9 +4,12 @@
  * as one egress and one ingress link per GPU (an NVSwitch node gives each GPU its full bandwidth
  * both ways); ranks on different nodes take the network path between their nodes.
  * Paths are interned per rank pair, so a workload with millions of chunks keeps one path per
- * connection, as a real connection keeps one ECMP path (same 5-tuple, same hash).
+ * connection, as a real connection keeps one ECMP path (same 5-tuple, same hash). The hash is the
+ * simulator's one connection hash (topo's connectionEcmpHash) of the path's index, the order in
+ * which the workload opens its connections.
  */
 import { InputError } from '../../../core/errors.js';
+import { connectionEcmpHash } from '../../topo/index.js';
 import type { FluidLink, FluidWorkload, PathFn } from '../types.js';
 
 export interface CollectiveFabric {
@@ -24,7 +27,7 @@ export interface CollectiveFabric {
   nvlinkLatencyNs?: number;
   /** Per-message latency of a network transfer (alpha + propagation), or a function of its path. */
   networkLatencyNs?: number | ((path: readonly number[]) => number);
-  /** Mixed into each connection's ECMP hash; default 0. */
+  /** Seed of each connection's ECMP hash (connectionEcmpHash); default 0. */
   hashSeed?: number;
 }
 
@@ -99,7 +102,8 @@ export class RankPlacement {
       path = [this.nvlinkOut(src), this.nvlinkIn(dst)];
       latencyNs = this.fabric.nvlinkLatencyNs ?? 0;
     } else {
-      path = this.fabric.path(srcNode, dstNode, connectionHash(src, dst, this.fabric.hashSeed ?? 0));
+      // Connection k of the workload (its k-th interned path) hashes as packet mode's connection k.
+      path = this.fabric.path(srcNode, dstNode, connectionEcmpHash(this.latencies.length, this.fabric.hashSeed ?? 0));
       const latency = this.fabric.networkLatencyNs ?? 0;
       latencyNs = typeof latency === 'number' ? latency : latency(path);
     }
@@ -129,15 +133,4 @@ export class RankPlacement {
   private nvlinkIn(gpu: number): number {
     return this.nvlinkBase + 2 * gpu + 1;
   }
-}
-
-/** 32-bit mix of a connection (murmur3's finaliser), the stand-in for a 5-tuple hash. */
-export function connectionHash(src: number, dst: number, seed: number): number {
-  let h = Math.imul(src + 1, 0x9e3779b1) ^ Math.imul(dst + 1, 0x85ebca6b) ^ seed;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
