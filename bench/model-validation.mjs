@@ -62,7 +62,7 @@ const points = [
   { setup: '8 x HDR 200G per node (24 GB/s per NIC rule)', input: { nodes: 4, gpusPerNode: 8, nicsPerNode: 8, fabric: 'ib-hdr-200g', gpu: 'a100-80gb' }, measured: 192, source: 'nccl-tests issue 119' },
   { setup: '4 x NDR 400G per H100 node (46-49 GB/s per NIC rule)', input: { nodes: 8, gpusPerNode: 8, nicsPerNode: 4, fabric: 'ib-ndr-400g', gpu: 'h100-sxm' }, measured: 4 * 47.5, source: 'nccl-tests issue 119 (midpoint)' },
   { setup: '8 x A100 in one node (NVLink)', input: { nodes: 1, gpusPerNode: 8, fabric: 'ib-hdr-200g', gpu: 'a100-40gb' }, measured: 230, source: 'superbench DGX A100 fixtures (226-233)' },
-  { setup: '8 x H100 in one node, ring (NVLink)', input: { nodes: 1, gpusPerNode: 8, fabric: 'ib-ndr-400g', gpu: 'h100-sxm' }, measured: 370, source: 'nccl-tests issue 212 (maintainer)' },
+  { setup: '8 x H100 in one node, ring (NVLink)', input: { nodes: 1, gpusPerNode: 8, fabric: 'ib-ndr-400g', gpu: 'h100-sxm', algo: 'ring' }, measured: 370, source: 'nccl-tests issue 212 (maintainer)' },
   { setup: '2 x 8 A100, 16 x 100G RoCE per node, 8 GiB', input: { nodes: 2, gpusPerNode: 8, nicsPerNode: 16, fabric: 'roce-100g', gpu: 'a100-40gb' }, size: 8 * 1024 ** 3, measured: 189.6, source: 'OCI sample log' },
   { setup: '2 x 8 A100, 16 x 100G RoCE per node, 1 GiB', input: { nodes: 2, gpusPerNode: 8, nicsPerNode: 16, fabric: 'roce-100g', gpu: 'a100-40gb' }, size: 1024 ** 3, measured: 184.92, source: 'OCI sample log' },
   { setup: '4 x 8 GPUs, NCCL over TCP 100G, 1 NIC per node', input: { nodes: 4, gpusPerNode: 8, nicsPerNode: 1, fabric: 'tcp-100g', gpu: 'a100-40gb' }, measured: 5, source: 'nccl issue 450 (4-6 band)' },

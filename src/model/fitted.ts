@@ -24,13 +24,17 @@ export interface ModelConstants {
    * NCCL's own figures times intraLatencyScale, as the other protocols do.
    */
   simpleLatencyScale: number;
-  /** Share of the in-network-reduction bound (all_reduce busbw 2B(g-1)/(g+1), B NVLink per direction) NVLS reaches. */
+  /**
+   * Share NVLS reaches of NCCL's own NVLS bandwidth times nvlsEfficiency (all_reduce busbw 2B(h-1)/h for h heads,
+   * B NVLink per direction; src/tuning/nvls.cc): the same share on 8-GPU nodes and NVL72 domains.
+   */
   nvlsShare: number;
   /**
-   * Time one NVLS chunk takes through a channel (us): NVLS moves each channel's data in chunks of 16 to
-   * 128 KiB (enqueue.cc, by size), one at a time, so mid-size NVLS and NVLSTree run below their plateau.
+   * Fixed cost of one NVLS loop step per head of the NVLink domain (us): each loop's scatter and gather
+   * warps post to and wait on every head (src/device/all_reduce.h), so a loop takes at least this times
+   * the domain's GPUs however small its chunks (16 to 128 KiB, enqueue.cc, by size).
    */
-  nvlsChunkUs: number;
+  nvlsStepPerHeadUs: number;
   /** Share of its network bound (B_net on two nodes, B_net / 2 beyond) the tree and NVLSTree reach. */
   treeShare: number;
   /** Share of the intra-node chain's bound (each GPU sends S up and S down: NVLink / 2) the tree reaches. */
@@ -62,7 +66,7 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'netLatencyScale', min: 0.2, max: 5 },
   { key: 'simpleLatencyScale', min: 0.2, max: 10 },
   { key: 'nvlsShare', min: 0.2, max: 1.5 },
-  { key: 'nvlsChunkUs', min: 0.5, max: 100 },
+  { key: 'nvlsStepPerHeadUs', min: 0.01, max: 20 },
   { key: 'treeShare', min: 0.1, max: 1 },
   { key: 'treeChainShare', min: 0.1, max: 1.5 },
   { key: 'bounceShare', min: 0.05, max: 1 },
@@ -72,16 +76,16 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
-  launchUs: 0.9589,
-  hostLaunchUs: 4.39,
-  intraLatencyScale: 0.8461,
-  netLatencyScale: 1.836,
-  simpleLatencyScale: 0.7286,
-  nvlsShare: 1.465,
-  nvlsChunkUs: 23.89,
-  treeShare: 0.9364,
-  treeChainShare: 0.8727,
-  bounceShare: 0.213,
-  peerUs: 12.43,
-  efaMessageUs: 2.938,
+  launchUs: 0.5,
+  hostLaunchUs: 4.393,
+  intraLatencyScale: 0.8774,
+  netLatencyScale: 1.861,
+  simpleLatencyScale: 0.7323,
+  nvlsShare: 0.6532,
+  nvlsStepPerHeadUs: 1.146,
+  treeShare: 0.9191,
+  treeChainShare: 0.8446,
+  bounceShare: 0.2135,
+  peerUs: 12.5,
+  efaMessageUs: 2.827,
 };

@@ -247,29 +247,36 @@ export const isAlgorithmId = (value: string): value is NcclAlgorithm => (ALGORIT
 
 /**
  * NVLS chunk size for a message (enqueue.cc 2.25.1, calcCollChunking): NCCL_NVLS_CHUNKSIZE 128 KiB, cut to
- * 64 KiB below 64 x ops x chunk, 32 KiB below 8 x ops x chunk, 16 KiB below 2 x ops x chunk (ops = channels).
- * NVLSTree: cut to 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE), then 256/128/64/32 KiB below
- * 32 / 16 / 4 / 1 x ops x chunk.
+ * 64 KiB below 64 x ops x chunk, 32 KiB below 8 x ops x chunk, 16 KiB below 2 x ops x chunk, where
+ * ops = `concurrentOps` = nChannels x nvls.nHeads (one head per GPU of the NVLink domain).
+ * NVLSTree: cut to 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE), then capped at 64 / 32 KiB below
+ * 4 / 1 x ops x chunk (its 256 and 128 KiB caps never bind below NCCL_NVLS_CHUNKSIZE).
  */
-export function nvlsChunkBytes(sizeBytes: number, channels: number, tree: boolean, nodes: number): number {
+export function nvlsChunkBytes(sizeBytes: number, concurrentOps: number, tree: boolean, nodes: number): number {
   const KiB = 1024;
   let chunk = 128 * KiB;
   if (!tree) {
-    if (sizeBytes < 64 * channels * chunk) chunk = 64 * KiB;
-    if (sizeBytes < 8 * channels * chunk) chunk = 32 * KiB;
-    if (sizeBytes < 2 * channels * chunk) chunk = 16 * KiB;
+    if (sizeBytes < 64 * concurrentOps * chunk) chunk = 64 * KiB;
+    if (sizeBytes < 8 * concurrentOps * chunk) chunk = 32 * KiB;
+    if (sizeBytes < 2 * concurrentOps * chunk) chunk = 16 * KiB;
     return chunk;
   }
+  // Each line caps the chunk (NCCL applies it only while the chunk is above the cap).
   if (nodes >= 4) chunk = 64 * KiB;
-  if (sizeBytes < 32 * channels * chunk) chunk = 256 * KiB;
-  if (sizeBytes < 16 * channels * chunk) chunk = 128 * KiB;
-  if (sizeBytes < 4 * channels * chunk) chunk = 64 * KiB;
-  if (sizeBytes < channels * chunk) chunk = 32 * KiB;
+  if (sizeBytes < 4 * concurrentOps * chunk && chunk > 64 * KiB) chunk = 64 * KiB;
+  if (sizeBytes < concurrentOps * chunk && chunk > 32 * KiB) chunk = 32 * KiB;
   return chunk;
 }
 
+/** The message sizes at which nvlsChunkBytes changes (the candidates of its comparisons). */
+export function nvlsChunkThresholds(concurrentOps: number, tree: boolean, nodes: number): number[] {
+  const KiB = 1024;
+  if (!tree) return [64 * 128, 8 * 64, 2 * 32].map((k) => k * KiB * concurrentOps);
+  return nodes >= 4 ? [64 * KiB * concurrentOps] : [4 * 128 * KiB * concurrentOps, 64 * KiB * concurrentOps];
+}
+
 /**
- * NCCL's NVLS efficiency per generation (nvlsEfficiency: Hopper 0.85, Blackwell 0.74), from a
- * later NVIDIA/nccl tuning file (src/tuning, 2.29 or later; the copy's exact version could not be verified).
+ * NCCL's NVLS efficiency per generation (nvlsEfficiency: Hopper 0.85, Blackwell 0.74), NVIDIA/nccl
+ * src/tuning/nvls.cc at 1fc949c5 (a release after 2.28; its exact version could not be verified).
  */
 export const nvlsEfficiency = (generation: GpuGeneration): number => (generation === 'blackwell' ? 0.74 : 0.85);
