@@ -4,9 +4,10 @@
  *
  * The rules, applied in this order, each explaining failing results that later rules then ignore:
  * 1. rail: every result on one rail fails while some result elsewhere passes;
- * 2. leaf uplink: every failing pair crosses between leaves, one leaf is common to all of them and at
- *    least two of its hosts are involved (so it is not one host), and no single-host run of that
- *    leaf failed: `{ kind: 'link', id: 'leafN-uplink' }`, no node blamed;
+ * 2. leaf uplink: the pairs crossing one leaf's uplink make at least three quarters of the failing
+ *    pairs, fail at more than twice the rate of the other pairs, involve at least two of its hosts
+ *    (so it is not one host), and no single-host run of that leaf failed: `{ kind: 'link', id:
+ *    'leafN-uplink' }`, no node blamed (a stray failing pair elsewhere is left to the later rules);
  * 3. node: a host whose own run failed (preflight, or a group-testing run beside passing hosts), or that fails with more than half of its partners
  *    (at least two) while most of those partners do fine with everyone else;
  * 4. link: a failing pair whose two hosts are otherwise fine: `a~b`;
@@ -101,26 +102,33 @@ function railCulprits(all: readonly Outcome[], ledger: Ledger): void {
   }
 }
 
+/**
+ * Share of the failing pairs one leaf's uplink must explain before it is blamed: a stray slow pair
+ * elsewhere (the machine, not the fabric) must not hide a leaf whose crossings fail together.
+ */
+const UPLINK_SHARE = 0.75;
+
 function uplinkCulprit(pairs: readonly Outcome[], hosts: readonly Outcome[], leafOf: Readonly<Record<string, string>>, ledger: Ledger): boolean {
-  const failing = pairs.filter((o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair' && isBad(o.verdict));
+  const pairList = pairs.filter((o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair');
+  const failing = pairList.filter((o) => isBad(o.verdict));
   if (failing.length < 2) return false;
-  let common: Set<string> | undefined;
-  for (const pair of failing) {
-    const la = leafOf[pair.a];
-    const lb = leafOf[pair.b];
-    if (la === undefined || lb === undefined || la === lb) return false;
-    common = new Set([la, lb].filter((leaf) => common === undefined || common.has(leaf)));
-  }
-  if (!common || common.size !== 1) return false;
-  const [leaf] = [...common];
-  if (leaf === undefined) return false;
-  const leafHosts = new Set(failing.flatMap((pair) => [pair.a, pair.b]).filter((host) => leafOf[host] === leaf));
+  const crosses = (pair: PairOutcome, leaf: string): boolean => (leafOf[pair.a] === leaf) !== (leafOf[pair.b] === leaf);
+  const leaves = [...new Set(failing.flatMap((pair) => [leafOf[pair.a], leafOf[pair.b]]).filter((leaf): leaf is string => leaf !== undefined))].sort();
+  const ranked = leaves.map((leaf) => ({ leaf, touching: failing.filter((pair) => crosses(pair, leaf)) })).sort((x, y) => y.touching.length - x.touching.length);
+  const best = ranked[0];
+  if (!best || best.touching.length < 2 || best.touching.length < UPLINK_SHARE * failing.length) return false;
+  if ((ranked[1]?.touching.length ?? 0) === best.touching.length) return false;
+  const { leaf, touching } = best;
+  const leafHosts = new Set(touching.flatMap((pair) => [pair.a, pair.b]).filter((host) => leafOf[host] === leaf));
   if (leafHosts.size < 2) return false;
   if (hosts.some((o) => o.kind === 'host' && leafOf[o.host] === leaf && isBad(o.verdict))) return false;
-  const crossing = pairs.filter((o) => o.kind === 'pair' && (leafOf[o.a] === leaf) !== (leafOf[o.b] === leaf));
-  ledger.blame('link', `${leaf}-uplink`, failing, [
-    `${failing.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; every pair within a leaf and between other leaves passes`,
-  ]);
+  const crossing = pairList.filter((pair) => crosses(pair, leaf));
+  const others = pairList.filter((pair) => !crosses(pair, leaf));
+  const othersFailing = others.filter((pair) => isBad(pair.verdict)).length;
+  // The uplink's crossings must fail far more often than the rest, or it is the fabric or the machine.
+  if (touching.length / crossing.length <= 2 * (othersFailing / Math.max(1, others.length))) return false;
+  const rest = othersFailing === 0 ? 'every pair within a leaf and between other leaves passes' : `${othersFailing} of the ${others.length} other pairs fail`;
+  ledger.blame('link', `${leaf}-uplink`, touching, [`${touching.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; ${rest}`]);
   return true;
 }
 

@@ -246,6 +246,10 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       stopped = 'pairs';
       await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes });
     }
+    if (want('uplinks') && options.tools.includes('iperf3') && new Set(Object.values(leafOf)).size >= 2) {
+      stopped = 'uplinks';
+      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes }, 'uplinks');
+    }
     if (want('full') && options.tools.includes('bench-tcp')) {
       stopped = 'full';
       checkBudget();

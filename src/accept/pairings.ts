@@ -95,3 +95,26 @@ export function randomPairings(hosts: readonly string[], rounds: number, seed: n
   }
   return schedule;
 }
+
+/**
+ * Rounds that load each leaf's uplink on purpose: for every ordered pair of leaves (A, B), the
+ * hosts of A each send to a different host of B at once, so A's uplink and B's downlink carry as
+ * many flows as the smaller leaf has hosts. Leaves in the order first seen, hosts in list order.
+ */
+export function crossLeafRounds(hosts: readonly string[], leafOf: Readonly<Record<string, string>>): PairRound[] {
+  const leaves = new Map<string, string[]>();
+  for (const host of hosts) {
+    const leaf = leafOf[host];
+    if (leaf === undefined) continue;
+    leaves.set(leaf, [...(leaves.get(leaf) ?? []), host]);
+  }
+  const rounds: PairRound[] = [];
+  for (const [a, fromHosts] of leaves) {
+    for (const [b, toHosts] of leaves) {
+      if (a === b) continue;
+      const width = Math.min(fromHosts.length, toHosts.length);
+      rounds.push(Array.from({ length: width }, (_, i): HostPair => [fromHosts[i]!, toHosts[i]!]));
+    }
+  }
+  return rounds;
+}

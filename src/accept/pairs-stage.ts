@@ -4,12 +4,20 @@
  * against the fleet, each host on the median share of its pairs, a sender that retransmits far more
  * than the fleet's as lossy. Results go into the run's lists as they are judged, so that a budget
  * spent mid-stage (checkBudget throws) still reports the pairs that ran.
+ *
+ * The `uplinks` stage (hosts under two or more leaves) runs the same pairs differently: every host
+ * of a leaf sends across to another leaf at once (pairings.ts crossLeafRounds), so the leaf's uplink
+ * carries what its hosts can send and a slow uplink shows where no single pair would load it. Its
+ * pairs are judged against the pairs stage's shares as the fleet (the uplinks' pairs all cross one
+ * fault together, so their own median could be the slow one), a slow round runs once more as a
+ * whole and each pair keeps its better share, and no host is judged on them: a leaf's hosts are
+ * all slow across its uplink, which is the uplink's fault, not theirs (attribute.ts).
  */
 import { median } from '../core/stats.js';
 import type { HostOutcome, PairOutcome } from './attribute.js';
 import type { AcceptExpectation, AcceptLauncher, AcceptOptions } from './engine.js';
 import { judgeResults, DEFAULT_SLOW_FRACTION, type JudgeInput } from './judge.js';
-import { circlePairings, randomPairings, type PairRound } from './pairings.js';
+import { circlePairings, crossLeafRounds, randomPairings, type PairRound } from './pairings.js';
 import { firstLine, iperf3ClientArgv, iperf3ServerArgv, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptRun, AcceptStage } from './types.js';
 import { betterRun } from './better-run.js';
@@ -41,7 +49,7 @@ export interface PairsStageContext {
   hostOutcomes: HostOutcome[];
 }
 
-export async function pairsStage(ctx: PairsStageContext): Promise<void> {
+export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplinks' = 'pairs'): Promise<void> {
   const { launcher, expectation, options, leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes } = ctx;
   const hosts = launcher.hosts;
   const names = ctx.live;
@@ -81,20 +89,26 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
     const retransmits = typeof figures === 'string' ? null : figures.retransmits;
     const mb = typeof figures === 'string' ? 0 : figures.bytes / 1e6;
     const argv = launcher.reproduce(ia, clientArgv);
-    const run: AcceptRun = { stage: 'pairs', tool: 'iperf3', hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, verdict: 'pass' };
+    const run: AcceptRun = { stage, tool: 'iperf3', hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, verdict: 'pass' };
     const input: JudgeInput = { id: `${a}~${b}`, measured, expected, hardFailure: typeof figures === 'string' ? figures : null, timedOut: client.timedOut };
     return { input, run, retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null };
   };
 
   const runRounds = async (): Promise<void> => {
     const live = names;
-    const rounds = options.pairing === 'circle' ? circlePairings(live) : randomPairings(live, Math.max(1, Math.ceil(Math.log2(Math.max(2, live.length)))), options.seed);
+    const rounds =
+      stage === 'uplinks'
+        ? crossLeafRounds(live, leafOf)
+        : options.pairing === 'circle'
+          ? circlePairings(live)
+          : randomPairings(live, Math.max(1, Math.ceil(Math.log2(Math.max(2, live.length)))), options.seed);
     const results: Awaited<ReturnType<typeof runPair>>[] = [];
     let count = 0;
     try {
       for (const round of rounds) {
         checkBudget();
-        const width = Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
+        // The uplinks stage loads an uplink with the whole round at once: --concurrency does not split it.
+        const width = stage === 'uplinks' ? round.length : Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
         for (let k = 0; k < round.length; k += width) {
           checkBudget();
           // Expectations count only the pairs that actually share the uplinks at the same time.
@@ -103,11 +117,29 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
           count += batch.length;
         }
       }
+      const share = (r: (typeof results)[number]): number | null => (r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null);
+      const suspects = results.filter((r) => r.input.hardFailure === null && (share(r) ?? 1) < slowFraction);
+      if (stage === 'uplinks') {
+        // A round with a slow pair runs once more as a whole (the load is the point); each pair keeps its better share.
+        for (const round of rounds) {
+          const slowHere = suspects.filter((r) => round.some(([a, b]) => r.run.hosts[0] === a && r.run.hosts[1] === b));
+          if (slowHere.length === 0) continue;
+          checkBudget();
+          const again = await Promise.all(round.map(([a, b]) => runPair(a, b, round)));
+          count += round.length;
+          for (const second of again) {
+            const first = results.find((r) => r.run.hosts[0] === second.run.hosts[0] && r.run.hosts[1] === second.run.hosts[1]);
+            if (!first) continue;
+            const { keep, aside } = betterRun(first, second, share, (r) => r.input.hardFailure !== null);
+            results[results.indexOf(first)] = keep;
+            retried.push({ run: aside.run, pair: `${keep.run.hosts[0]}~${keep.run.hosts[1]}` });
+          }
+        }
+        return;
+      }
       // A lone slow pair (neither host slow with another partner) may be a stall of the machine, not
       // the link: it runs once more, alone, and keeps its better share (both runs are listed). A host
       // slow with several partners is left to the evidence of its pairs.
-      const share = (r: (typeof results)[number]): number | null => (r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null);
-      const suspects = results.filter((r) => r.input.hardFailure === null && (share(r) ?? 1) < slowFraction);
       const slowWith = (host: string): number => suspects.filter((r) => r.run.hosts.includes(host)).length;
       for (const suspect of suspects) {
         const [a, b] = suspect.run.hosts as [string, string];
@@ -120,11 +152,12 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
         retried.push({ run: aside.run, pair: `${a}~${b}` });
       }
     } finally {
-      stages.push({ name: 'pairs', runs: count });
+      stages.push({ name: stage, runs: count });
       judgePairs(results);
       // The run each retried pair did not keep, listed with the pair's verdict.
       for (const { run, pair } of retried) {
-        run.verdict = pairOutcomes.find((o) => `${o.a}~${o.b}` === pair)?.verdict ?? run.verdict;
+        // The latest outcome of the pair: the uplinks stage may judge a pair the pairs stage judged before.
+        run.verdict = pairOutcomes.findLast((o) => `${o.a}~${o.b}` === pair)?.verdict ?? run.verdict;
         runs.push(run);
       }
     }
@@ -144,7 +177,9 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
       measured: r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null,
       expected: 1,
     }));
-    const judged = judgeResults(ratios, options.judge);
+    // The uplinks' pairs are judged beside the pairs stage's shares (judged, not reported again).
+    const fleet = stage === 'uplinks' ? runs.flatMap((r, k): JudgeInput[] => (r.stage === 'pairs' && r.measured !== null && r.expected ? [{ id: `fleet${k}`, measured: r.measured / r.expected, expected: 1 }] : [])) : [];
+    const judged = judgeResults([...ratios, ...fleet], options.judge).slice(0, ratios.length);
     const shares = ratios.flatMap((r) => (r.measured !== null ? [r.measured] : []));
     const fleetShare = median(shares);
     if (shares.length > 0 && fleetShare < slowFraction) {
@@ -173,7 +208,7 @@ export async function pairsStage(ctx: PairsStageContext): Promise<void> {
       const rate = result.run.measured !== null ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected` : 'no rate';
       pairOutcomes.push({ a, b, verdict, argv: result.run.argv, detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
     });
-    judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
+    if (stage === 'pairs') judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
   };
 
   /**

@@ -8,7 +8,7 @@
 export type AcceptVerdict = 'pass' | 'slow' | 'unstable' | 'fail' | 'hung';
 
 /** The stages of an acceptance run, in the order they run. */
-export type AcceptStageName = 'preflight' | 'node' | 'pairs' | 'rails' | 'groups' | 'full';
+export type AcceptStageName = 'preflight' | 'node' | 'pairs' | 'uplinks' | 'rails' | 'groups' | 'full';
 
 /** The tools a run launches. */
 export type AcceptTool = 'nccl-tests' | 'perftest' | 'iperf3' | 'bench-tcp';

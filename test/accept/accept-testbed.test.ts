@@ -12,6 +12,9 @@
  * - one host capped at a quarter of a core (cgroup): that node, a straggler, from the node stage
  *   (each host alone, a 2-rank bench tcp over its loopback);
  * - one host with MTU 1400: that node, the evidence naming the MTU;
+ * - leaf1's uplink at a quarter of the uplink rate: the link leaf1-uplink, no node, from the uplinks
+ *   stage (every host of a leaf sending across at once; 400 Mbit/s uplinks, so that 3 hosts x 100
+ *   Mbit/s fit a healthy one and overload a 100 Mbit/s one);
  * - bad input and a testbed that does not exist: exit 2 and 3 with one line.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,9 +33,9 @@ const base = `ac${process.pid % 10000}`;
 const made: string[] = [];
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'accept-test-'));
 
-async function up(name: string, faults: string[] = []): Promise<void> {
+async function up(name: string, faults: string[] = [], uplinkRate = '1gbit'): Promise<void> {
   made.push(name);
-  const run = await runCli(['testbed', 'up', '--name', name, '--hosts', '9', '--leaves', '3', '--rate', '100mbit', '--uplink-rate', '1gbit', '--buffer', '512K', ...faults.flatMap((f) => ['--fault', f])], { timeoutMs: 120_000 });
+  const run = await runCli(['testbed', 'up', '--name', name, '--hosts', '9', '--leaves', '3', '--rate', '100mbit', '--uplink-rate', uplinkRate, '--buffer', '512K', ...faults.flatMap((f) => ['--fault', f])], { timeoutMs: 120_000 });
   if (run.code !== 0) throw new Error(`testbed up ${name}: ${run.stderr}`);
 }
 
@@ -61,7 +64,9 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     expect(result.metrics.culprits).toEqual([]);
     expect(run.code).toBe(0);
     expect(result.kind).toBe('accept');
-    expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'node', 'pairs', 'full']);
+    expect(result.metrics.stages.map((stage) => stage.name)).toEqual(['preflight', 'node', 'pairs', 'uplinks', 'full']);
+    // 3 leaves: 6 ordered leaf pairs, 3 hosts sending across at once in each (plus a second run of a slow round, if any).
+    expect(result.metrics.stages.find((stage) => stage.name === 'uplinks')?.runs).toBeGreaterThanOrEqual(18);
     expect(result.metrics.stages.find((stage) => stage.name === 'node')?.runs).toBeGreaterThanOrEqual(18);
     // 9 hosts: 9 rounds of 4 pairs by the circle method, every pair once (plus a second run of a lone slow pair, if any).
     const pairRuns = result.metrics.runs.filter((r) => r.stage === 'pairs');
@@ -93,6 +98,19 @@ describe.skipIf(!canRun)('accept --testbed', () => {
     const [first] = result.metrics.culprits;
     expect(first).toMatchObject({ kind: 'node', id: `${name}-h3`, severity: 'error' });
     expect(first!.evidence.join('\n')).toMatch(/retransmitted segments \(\d+\.\d per MB sent; the fleet's median/);
+  }, 320_000);
+
+  it("leaf1's uplink at a quarter of the uplink rate: the link leaf1-uplink first, no node blamed", async () => {
+    const name = `${base}u`;
+    await up(name, ['leaf1:uplink-rate=100mbit'], '400mbit');
+    const run = await runCli(['accept', '--testbed', name, '--tools', 'iperf3', '--stages', 'preflight,pairs,uplinks', '--iperf-seconds', '2', '--concurrency', '2', '--json'], { timeoutMs: 300_000 });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { metrics: { culprits: Culprit[]; stages: { name: string; runs: number }[] } };
+    const [first] = result.metrics.culprits;
+    expect(first).toMatchObject({ kind: 'link', id: 'leaf1-uplink', severity: 'error' });
+    expect(first!.evidence[0]).toMatch(/^\d+ of \d+ pairs crossing leaf1's uplink fail; every pair within a leaf and between other leaves passes$/);
+    expect(result.metrics.culprits.filter((culprit) => culprit.kind === 'node')).toEqual([]);
+    expect(result.metrics.stages.find((stage) => stage.name === 'uplinks')?.runs).toBeGreaterThanOrEqual(18);
   }, 320_000);
 
   it('one host capped at a quarter of a core: that node, a straggler, from the node stage', async () => {

@@ -45,6 +45,22 @@ describe('attributeCulprits', () => {
     expect(culprits.some((c) => c.kind === 'node')).toBe(false);
   });
 
+  it('still blames the uplink when one stray pair elsewhere is slow too, and leaves that pair to the later rules', () => {
+    const crossesLeaf1OrStray = (a: string, b: string): AcceptVerdict =>
+      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') || (a === 'h0' && b === 'h9') || (a === 'h9' && b === 'h0') ? 'slow' : 'pass';
+    const culprits = attributeCulprits({ pairs: circle(crossesLeaf1OrStray), leafOf: LEAF_OF });
+    expect(culprits[0]).toMatchObject({ kind: 'link', id: 'leaf1-uplink', severity: 'error' });
+    expect(culprits[0]?.evidence[0]).toBe("32 of 32 pairs crossing leaf1's uplink fail; 1 of the 34 other pairs fail");
+    expect(culprits.some((c) => c.kind === 'node')).toBe(false);
+    expect(culprits[1]).toMatchObject({ kind: 'link', id: expect.stringMatching(/^h(0~h9|9~h0)$/) });
+  });
+
+  it('blames no uplink when pairs fail everywhere alike', () => {
+    const everyThird = (a: string, b: string): AcceptVerdict => ((Number(a.slice(1)) + Number(b.slice(1))) % 3 === 0 ? 'slow' : 'pass');
+    const culprits = attributeCulprits({ pairs: circle(everyThird), leafOf: LEAF_OF });
+    expect(culprits.some((c) => c.id.endsWith('-uplink'))).toBe(false);
+  });
+
   it('without placement, the same pattern can only blame the hosts under that leaf', () => {
     const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
       (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { circlePairings, randomPairings, type PairRound } from '../../src/accept/pairings.js';
+import { circlePairings, crossLeafRounds, randomPairings, type PairRound } from '../../src/accept/pairings.js';
 import { InputError } from '../../src/core/errors.js';
 
 const hostsOf = (n: number): string[] => Array.from({ length: n }, (_, i) => `h${i}`);
@@ -96,5 +96,20 @@ describe('randomPairings', () => {
         }
       }),
     );
+  });
+});
+
+describe('crossLeafRounds', () => {
+  it('loads every leaf uplink in both directions: the hosts of one leaf each send to a host of another, at once', () => {
+    const leafOf = { a1: 'leaf0', a2: 'leaf0', b1: 'leaf1', b2: 'leaf1', b3: 'leaf1', c1: 'leaf2' };
+    expect(crossLeafRounds(Object.keys(leafOf), leafOf)).toEqual([
+      [['a1', 'b1'], ['a2', 'b2']],
+      [['a1', 'c1']],
+      [['b1', 'a1'], ['b2', 'a2']],
+      [['b1', 'c1']],
+      [['c1', 'a1']],
+      [['c1', 'b1']],
+    ]);
+    expect(crossLeafRounds(['x', 'y'], { x: 'leaf0', y: 'leaf0' })).toEqual([]);
   });
 });

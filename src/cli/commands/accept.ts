@@ -14,7 +14,7 @@ import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg } from '../option
 import { addStoreOptions } from '../store-options.js';
 
 export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp'] as const;
-export const ACCEPT_STAGES = ['preflight', 'node', 'pairs', 'full', 'groups'] as const;
+export const ACCEPT_STAGES = ['preflight', 'node', 'pairs', 'uplinks', 'full', 'groups'] as const;
 
 function subsetArg<T extends string>(flag: string, choices: readonly T[]) {
   return (value: string): T[] => {
