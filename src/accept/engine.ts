@@ -18,7 +18,7 @@ import { median } from '../core/stats.js';
 import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from './attribute.js';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeOptions } from './judge.js';
 import { localise } from './localise.js';
-import { LOSSY_RETRANSMITS_PER_MB, pairsStage } from './pairs-stage.js';
+import { IPERF3_PAIR, LOSSY_RETRANSMITS_PER_MB, pairsStage, perftestPair } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
 import { benchTcpArgv, firstLine, readBenchTcpJson, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
@@ -70,7 +70,14 @@ export interface AcceptOptions {
   judge?: JudgeOptions;
   /** Port for the iperf3 servers and the bench tcp rendezvous (each run uses its own). */
   basePort?: number;
+  /** The HCAs perftest pairs run over, each a rail (default mlx5_0). */
+  hcas?: string[];
+  /** perftest's `-x`: the GID index RoCE v2 needs where index 0 is not it. */
+  gidIndex?: number;
 }
+
+/** The HCA perftest runs over when none is named: the first ConnectX port's usual name. */
+const DEFAULT_HCA = 'mlx5_0';
 
 /** bench tcp message size for collective runs: above the 1 MiB slice, small enough to run in about a second at 200 Mb/s. */
 const BENCH_BYTES = 1 << 20;
@@ -117,14 +124,15 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
 
   // Preflight: every host answers, has the tools, and shows the MTU of the fleet.
   const preflight = async (): Promise<void> => {
-    const tools = options.tools.map((tool) => (tool === 'iperf3' ? ['iperf3', '--version'] : [...options.benchCommand, '--version']));
+    const versionArgv = (tool: AcceptTool): string[] => (tool === 'iperf3' ? ['iperf3', '--version'] : tool === 'perftest' ? ['ib_write_bw', '--version'] : [...options.benchCommand, '--version']);
+    const tools = options.tools.filter((tool) => tool !== 'nccl-tests').map((tool) => ({ tool, argv: versionArgv(tool) }));
     const checks = await Promise.all(
       hosts.map(async (_host, index) => {
         const link = await launcher.exec(index, ['ip', '-j', 'link', 'show'], { timeoutS: 10 });
         const missing: string[] = [];
-        for (const tool of tools) {
-          const result = await launcher.exec(index, tool, { timeoutS: 10 });
-          if (result.exitCode !== 0) missing.push(tool[0] === 'iperf3' ? 'iperf3' : 'aifabric');
+        for (const { tool, argv } of tools) {
+          const result = await launcher.exec(index, argv, { timeoutS: 10 });
+          if (result.exitCode !== 0) missing.push(tool === 'iperf3' ? 'iperf3' : tool === 'perftest' ? 'ib_write_bw (perftest)' : 'aifabric');
         }
         return { link, missing, mtus: interfaceMtus(link.stdout) };
       }),
@@ -242,9 +250,14 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       hostOutcomes.push(...node.outcomes);
       stages.push({ name: 'node', runs: node.runs.length });
     }
-    if (want('pairs') && options.tools.includes('iperf3')) {
+    // iperf3 over the hosts' TCP path, and perftest's RDMA write once per HCA (each HCA a rail).
+    const pairTools = [
+      ...(options.tools.includes('iperf3') ? [IPERF3_PAIR] : []),
+      ...(options.tools.includes('perftest') ? (options.hcas ?? [DEFAULT_HCA]).map((hca) => perftestPair(hca, options.gidIndex)) : []),
+    ];
+    if (want('pairs') && pairTools.length > 0) {
       stopped = 'pairs';
-      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes });
+      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes }, 'pairs', pairTools);
     }
     if (want('uplinks') && options.tools.includes('iperf3') && new Set(Object.values(leafOf)).size >= 2) {
       stopped = 'uplinks';
@@ -281,6 +294,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     seed: options.seed,
     budgetS: options.budgetS,
     iperfSeconds: options.iperfSeconds,
+    ...(options.tools.includes('perftest') ? { hcas: options.hcas ?? [DEFAULT_HCA], gidIndex: options.gidIndex ?? null } : {}),
     concurrency: options.concurrency ?? null,
     portRateBps: expectation.portRateBps,
     ...(expectation.uplinkRateBps !== undefined ? { uplinkRateBps: expectation.uplinkRateBps } : {}),

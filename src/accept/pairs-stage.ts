@@ -18,8 +18,9 @@ import type { HostOutcome, PairOutcome } from './attribute.js';
 import type { AcceptExpectation, AcceptLauncher, AcceptOptions } from './engine.js';
 import { judgeResults, DEFAULT_SLOW_FRACTION, type JudgeInput } from './judge.js';
 import { circlePairings, crossLeafRounds, randomPairings, type PairRound } from './pairings.js';
-import { firstLine, iperf3ClientArgv, iperf3ServerArgv, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
-import type { AcceptRun, AcceptStage } from './types.js';
+import { firstLine, iperf3ClientArgv, iperf3ServerArgv, perftestClientArgv, perftestServerArgv, readIperf3Json, readPerftest, TCP_GOODPUT_1500 } from './tools.js';
+import type { AcceptHost } from './engine.js';
+import type { AcceptRun, AcceptStage, AcceptTool } from './types.js';
 import { betterRun } from './better-run.js';
 
 /**
@@ -31,6 +32,55 @@ import { betterRun } from './better-run.js';
 export const LOSSY_RETRANSMITS_PER_MB = 3;
 const SERVER_START_ATTEMPTS = 15;
 const SERVER_START_WAIT_MS = 300;
+
+/** What a pair run reads from its client's output. */
+interface PairFigures {
+  rateGbps: number;
+  /** Bytes sent, when the tool says (for retransmissions per MB). */
+  bytes: number;
+  retransmits: number | null;
+  /** Share of the port rate the tool's payload can reach (framing). */
+  efficiency: number;
+}
+
+/** One pair tool: how its server and client start on two hosts and what its output says. */
+export interface PairTool {
+  tool: AcceptTool;
+  /** The HCA a perftest pair runs over: runs and outcomes carry it, so a rail can be blamed. */
+  rail?: string;
+  server(server: AcceptHost, port: number, seconds: number): string[];
+  client(server: AcceptHost, client: AcceptHost, port: number, seconds: number): string[];
+  read(stdout: string): PairFigures | string;
+  /** The share of the port rate expected when the run printed nothing to tell (a failed run). */
+  defaultEfficiency: number;
+}
+
+export const IPERF3_PAIR: PairTool = {
+  tool: 'iperf3',
+  server: (server, port) => iperf3ServerArgv(server.address, port),
+  client: (server, client, port, seconds) => iperf3ClientArgv(server.address, client.address, port, seconds),
+  read: (stdout) => {
+    const figures = readIperf3Json(stdout);
+    return typeof figures === 'string' ? figures : { ...figures, efficiency: TCP_GOODPUT_1500 };
+  },
+  defaultEfficiency: TCP_GOODPUT_1500,
+};
+
+/** perftest's ib_write_bw over one HCA (a rail), with the GID index RoCE may need. */
+export function perftestPair(hca: string, gidIndex?: number): PairTool {
+  return {
+    tool: 'perftest',
+    rail: hca,
+    server: (_server, port, seconds) => perftestServerArgv(hca, port, seconds, gidIndex),
+    client: (server, _client, port, seconds) => perftestClientArgv(server.address, hca, port, seconds, gidIndex),
+    read: (stdout) => {
+      const figures = readPerftest(stdout);
+      return typeof figures === 'string' ? figures : { rateGbps: figures.rateGbps, bytes: 0, retransmits: null, efficiency: figures.wireEfficiency };
+    },
+    // RoCE v2 at MTU 4096 (tools.ts framing).
+    defaultEfficiency: 4096 / (4096 + 82),
+  };
+}
 
 export interface PairsStageContext {
   launcher: AcceptLauncher;
@@ -49,15 +99,20 @@ export interface PairsStageContext {
   hostOutcomes: HostOutcome[];
 }
 
-export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplinks' = 'pairs'): Promise<void> {
+/**
+ * Runs the stage with every pair tool given (iperf3, and perftest once per HCA), one tool's rounds
+ * after the other's, and judges all their pairs together, so that a rail whose every pair is slow
+ * stands out against the others.
+ */
+export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplinks' = 'pairs', pairTools: readonly PairTool[] = [IPERF3_PAIR]): Promise<void> {
   const { launcher, expectation, options, leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes } = ctx;
   const hosts = launcher.hosts;
   const names = ctx.live;
   const byName = new Map(hosts.map((host, index) => [host.name, index]));
   const slowFraction = options.judge?.slowFraction ?? DEFAULT_SLOW_FRACTION;
 
-  /** Expected Gb/s of a -> b in a round: the port rate, or the leaf uplinks' share when pairs of the round cross them. */
-  const pairExpectation = (a: string, b: string, round: PairRound): number => {
+  /** Expected Gb/s of a -> b in a round: the port rate, or the leaf uplinks' share when pairs of the round cross them, times the tool's payload share. */
+  const pairExpectation = (a: string, b: string, round: PairRound, efficiency: number): number => {
     let bps = expectation.portRateBps;
     const la = leafOf[a];
     const lb = leafOf[b];
@@ -66,32 +121,33 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
       const down = round.filter(([x, y]) => leafOf[y] === lb && leafOf[x] !== lb).length;
       bps = Math.min(bps, expectation.uplinkRateBps / Math.max(1, up), expectation.uplinkRateBps / Math.max(1, down));
     }
-    return (bps * TCP_GOODPUT_1500) / 1e9;
+    return (bps * efficiency) / 1e9;
   };
 
-  const runPair = async (a: string, b: string, round: PairRound): Promise<{ input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null }> => {
+  const runPair = async (a: string, b: string, round: PairRound, pairTool: PairTool): Promise<{ input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }> => {
     const ia = byName.get(a)!;
     const ib = byName.get(b)!;
     const serverPort = nextPort();
-    const server = launcher.exec(ib, iperf3ServerArgv(hosts[ib]!.address, serverPort), { timeoutS: options.iperfSeconds + 20 });
-    const clientArgv = iperf3ClientArgv(hosts[ib]!.address, hosts[ia]!.address, serverPort, options.iperfSeconds);
+    const seconds = options.iperfSeconds;
+    const server = launcher.exec(ib, pairTool.server(hosts[ib]!, serverPort, seconds), { timeoutS: seconds + 20 });
+    const clientArgv = pairTool.client(hosts[ib]!, hosts[ia]!, serverPort, seconds);
     await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
-    let client = await launcher.exec(ia, clientArgv, { timeoutS: options.iperfSeconds + 15 });
+    let client = await launcher.exec(ia, clientArgv, { timeoutS: seconds + 15 });
     // The server may not be listening yet (a loaded machine starts twelve at once): try again for a few seconds.
-    for (let attempt = 0; attempt < SERVER_START_ATTEMPTS && /unable to connect|refused/i.test(client.stdout + client.stderr); attempt++) {
+    for (let attempt = 0; attempt < SERVER_START_ATTEMPTS && /unable to connect|refused|couldn't connect/i.test(client.stdout + client.stderr); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
-      client = await launcher.exec(ia, clientArgv, { timeoutS: options.iperfSeconds + 15 });
+      client = await launcher.exec(ia, clientArgv, { timeoutS: seconds + 15 });
     }
     await server;
-    const figures = client.exitCode === 0 ? readIperf3Json(client.stdout) : `exit code ${client.exitCode}${client.timedOut ? ' (timed out)' : ''}: ${firstLine(client.stderr) || firstLine(readIperf3Error(client.stdout))}`;
-    const expected = pairExpectation(a, b, round);
+    const figures = client.exitCode === 0 ? pairTool.read(client.stdout) : `exit code ${client.exitCode}${client.timedOut ? ' (timed out)' : ''}: ${firstLine(client.stderr) || firstLine(readIperf3Error(client.stdout))}`;
+    const expected = pairExpectation(a, b, round, typeof figures === 'string' ? pairTool.defaultEfficiency : figures.efficiency);
     const measured = typeof figures === 'string' ? null : figures.rateGbps;
     const retransmits = typeof figures === 'string' ? null : figures.retransmits;
     const mb = typeof figures === 'string' ? 0 : figures.bytes / 1e6;
     const argv = launcher.reproduce(ia, clientArgv);
-    const run: AcceptRun = { stage, tool: 'iperf3', hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, verdict: 'pass' };
+    const run: AcceptRun = { stage, tool: pairTool.tool, hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, ...(pairTool.rail !== undefined ? { rail: pairTool.rail } : {}), verdict: 'pass' };
     const input: JudgeInput = { id: `${a}~${b}`, measured, expected, hardFailure: typeof figures === 'string' ? figures : null, timedOut: client.timedOut };
-    return { input, run, retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null };
+    return { input, run, retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null, pairTool };
   };
 
   const runRounds = async (): Promise<void> => {
@@ -105,16 +161,18 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
     const results: Awaited<ReturnType<typeof runPair>>[] = [];
     let count = 0;
     try {
-      for (const round of rounds) {
-        checkBudget();
-        // The uplinks stage loads an uplink with the whole round at once: --concurrency does not split it.
-        const width = stage === 'uplinks' ? round.length : Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
-        for (let k = 0; k < round.length; k += width) {
+      for (const pairTool of pairTools) {
+        for (const round of rounds) {
           checkBudget();
-          // Expectations count only the pairs that actually share the uplinks at the same time.
-          const batch = round.slice(k, k + width);
-          results.push(...(await Promise.all(batch.map(([a, b]) => runPair(a, b, batch)))));
-          count += batch.length;
+          // The uplinks stage loads an uplink with the whole round at once: --concurrency does not split it.
+          const width = stage === 'uplinks' ? round.length : Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
+          for (let k = 0; k < round.length; k += width) {
+            checkBudget();
+            // Expectations count only the pairs that actually share the uplinks at the same time.
+            const batch = round.slice(k, k + width);
+            results.push(...(await Promise.all(batch.map(([a, b]) => runPair(a, b, batch, pairTool)))));
+            count += batch.length;
+          }
         }
       }
       const share = (r: (typeof results)[number]): number | null => (r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null);
@@ -122,17 +180,20 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
       if (stage === 'uplinks') {
         // A round with a slow pair runs once more as a whole (the load is the point); each pair keeps its better share.
         for (const round of rounds) {
-          const slowHere = suspects.filter((r) => round.some(([a, b]) => r.run.hosts[0] === a && r.run.hosts[1] === b));
-          if (slowHere.length === 0) continue;
-          checkBudget();
-          const again = await Promise.all(round.map(([a, b]) => runPair(a, b, round)));
-          count += round.length;
-          for (const second of again) {
-            const first = results.find((r) => r.run.hosts[0] === second.run.hosts[0] && r.run.hosts[1] === second.run.hosts[1]);
-            if (!first) continue;
-            const { keep, aside } = betterRun(first, second, share, (r) => r.input.hardFailure !== null);
-            results[results.indexOf(first)] = keep;
-            retried.push({ run: aside.run, pair: `${keep.run.hosts[0]}~${keep.run.hosts[1]}` });
+          for (const pairTool of pairTools) {
+            const sameRun = (r: (typeof results)[number], a: string, b: string): boolean => r.pairTool === pairTool && r.run.hosts[0] === a && r.run.hosts[1] === b;
+            const slowHere = suspects.filter((r) => round.some(([a, b]) => sameRun(r, a, b)));
+            if (slowHere.length === 0) continue;
+            checkBudget();
+            const again = await Promise.all(round.map(([a, b]) => runPair(a, b, round, pairTool)));
+            count += round.length;
+            for (const second of again) {
+              const first = results.find((r) => sameRun(r, second.run.hosts[0]!, second.run.hosts[1]!));
+              if (!first) continue;
+              const { keep, aside } = betterRun(first, second, share, (r) => r.input.hardFailure !== null);
+              results[results.indexOf(first)] = keep;
+              retried.push({ run: aside.run, pair: `${keep.run.hosts[0]}~${keep.run.hosts[1]}` });
+            }
           }
         }
         return;
@@ -145,14 +206,17 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
         const [a, b] = suspect.run.hosts as [string, string];
         if (slowWith(a) > 1 || slowWith(b) > 1) continue;
         checkBudget();
-        const again = await runPair(a, b, [[a, b]]);
+        const again = await runPair(a, b, [[a, b]], suspect.pairTool);
         count += 1;
         const { keep, aside } = betterRun(suspect, again, share, (r) => r.input.hardFailure !== null);
         results[results.indexOf(suspect)] = keep;
         retried.push({ run: aside.run, pair: `${a}~${b}` });
       }
     } finally {
-      stages.push({ name: stage, runs: count });
+      // iperf3 and each HCA's perftest pairs count as one stage.
+      const entry = stages.find((candidate) => candidate.name === stage);
+      if (entry) entry.runs += count;
+      else stages.push({ name: stage, runs: count });
       judgePairs(results);
       // The run each retried pair did not keep, listed with the pair's verdict.
       for (const { run, pair } of retried) {
@@ -171,7 +235,7 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
    * below slowFraction is reported as such (the fabric, or the expectation, is off), and a pair whose
    * sender retransmits far more than the fleet's is lossy.
    */
-  const judgePairs = (results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null }[]): void => {
+  const judgePairs = (results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }[]): void => {
     const ratios = results.map((r): JudgeInput => ({
       ...r.input,
       measured: r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null,
@@ -206,7 +270,7 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
       runs.push(result.run);
       const [a, b] = result.run.hosts as [string, string];
       const rate = result.run.measured !== null ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected` : 'no rate';
-      pairOutcomes.push({ a, b, verdict, argv: result.run.argv, detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
+      pairOutcomes.push({ a, b, verdict, argv: result.run.argv, ...(result.pairTool.rail !== undefined ? { rail: result.pairTool.rail } : {}), detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
     });
     if (stage === 'pairs') judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
   };

@@ -3,8 +3,11 @@
  * built as an array (never a shell string), and what its output says. iperf3 (3.x, `-J`: the
  * fields read are `end.sum_received.bits_per_second`, `end.sum_sent.bytes` and
  * `end.sum_sent.retransmits`, as iperf3's src/iperf_api.c writes them) for host pairs, and
- * `aifabric bench tcp --json` (this project's result envelope) for collectives over a set of hosts.
+ * `aifabric bench tcp --json` (this project's result envelope) for collectives over a set of hosts;
+ * perftest's `ib_write_bw` for host pairs over one HCA (a rail), read with the project's perftest
+ * parser (it cannot run here: no RDMA device; tested on captured outputs).
  */
+import { parsePerftest } from '../parse/index.js';
 
 /** Ethernet goodput of one TCP stream at MTU 1500 with timestamps: 1448 payload bytes per 1514-byte frame (the shaper counts frames from the MAC header on). */
 export const TCP_GOODPUT_1500 = 1448 / 1514;
@@ -77,3 +80,50 @@ export function readBenchTcpJson(stdout: string): BenchTcpFigures | string {
 
 /** The first line of a tool's output, for one-line evidence. */
 export const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
+
+/** perftest message size: large enough that a pair runs at the link's rate, as SuperBench's ib_write_bw check does (8 MiB there; 1 MiB is past the knee on 100-400G). */
+export const PERFTEST_BYTES = 1 << 20;
+
+/**
+ * `ib_write_bw` on one HCA for `seconds` (`-D`), 1 MiB messages, rates in Gb/s (`--report_gbits`),
+ * no warm-up check of the CPU clock (`-F`), GID index `-x` where RoCE needs one; the client
+ * names the server's address last.
+ */
+export function perftestServerArgv(hca: string, port: number, seconds: number, gidIndex?: number): string[] {
+  return ['ib_write_bw', '-d', hca, '-p', String(port), '-F', '--report_gbits', '-s', String(PERFTEST_BYTES), '-D', String(seconds), ...(gidIndex !== undefined ? ['-x', String(gidIndex)] : [])];
+}
+
+export function perftestClientArgv(server: string, hca: string, port: number, seconds: number, gidIndex?: number): string[] {
+  return [...perftestServerArgv(hca, port, seconds, gidIndex), server];
+}
+
+/**
+ * Wire bytes per packet beyond the payload: RoCE v2 82 (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 +
+ * ICRC 4 + FCS 4 + preamble 8 + gap 12; IBTA Annex A17, IEEE 802.3), InfiniBand 26 (LRH 8 + BTH 12 +
+ * ICRC 4 + VCRC 2; IBTA vol. 1), as the fabric presets count them (src/spec/presets/fabric-sources.ts).
+ */
+const RDMA_FRAMING_BYTES = { Ethernet: 82, IB: 26 } as const;
+
+export interface PerftestFigures {
+  /** BW average of the run, Gb/s. */
+  rateGbps: number;
+  /** Share of the line rate RDMA write payload can reach at the run's MTU and link type. */
+  wireEfficiency: number;
+}
+
+/** The figures of an `ib_write_bw` client run, or a one-line reason it has none. */
+export function readPerftest(stdout: string): PerftestFigures | string {
+  let runs;
+  try {
+    runs = parsePerftest(stdout).facts.runs;
+  } catch {
+    // Not perftest's output at all (a connection error, a missing device): its first line says why.
+    return `ib_write_bw printed no bandwidth test${firstLine(stdout) ? `: ${firstLine(stdout)}` : ''}`;
+  }
+  const run = runs.find((candidate) => candidate.measure === 'bandwidth');
+  if (!run) return 'ib_write_bw printed no bandwidth test';
+  if (run.peakBwAverageGbps === null) return 'ib_write_bw printed no bandwidth row';
+  const mtu = run.header.mtuBytes ?? 4096;
+  const framing = run.header.linkType === 'IB' ? RDMA_FRAMING_BYTES.IB : RDMA_FRAMING_BYTES.Ethernet;
+  return { rateGbps: run.peakBwAverageGbps, wireEfficiency: mtu / (mtu + framing) };
+}

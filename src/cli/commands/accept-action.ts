@@ -30,6 +30,8 @@ export interface AcceptCommandOptions {
   portRate?: string;
   fabric?: string;
   aifabricCommand?: string;
+  hcas?: string[];
+  gidIndex?: number;
   tools: AcceptTool[];
   stages: AcceptStageName[];
   pairing: 'circle' | 'random';
@@ -91,6 +93,8 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
     iperfSeconds: options.iperfSeconds,
     ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     benchCommand,
+    ...(options.hcas !== undefined ? { hcas: options.hcas } : {}),
+    ...(options.gidIndex !== undefined ? { gidIndex: options.gidIndex } : {}),
   });
   if (options.junit !== undefined) {
     // The JUnit writer groups findings per host: one suite per host, culprits as failures.

@@ -13,7 +13,9 @@ import { UsageError } from '../../core/errors.js';
 import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
-export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp'] as const;
+export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp', 'perftest'] as const;
+/** The tools run when --tools is not given: perftest needs RDMA devices, so it is asked for by name. */
+const DEFAULT_TOOLS = ['iperf3', 'bench-tcp'] as const;
 export const ACCEPT_STAGES = ['preflight', 'node', 'pairs', 'uplinks', 'full', 'groups'] as const;
 
 function subsetArg<T extends string>(flag: string, choices: readonly T[]) {
@@ -36,7 +38,9 @@ export function registerAccept(program: Command): void {
     .option('--port-rate <rate>', "each host's port rate on real hosts, with its unit (100gbit, 25Gbps): what a pair or collective is expected to reach")
     .option('--fabric <preset>', "each host's port rate from a fabric preset's line rate (aifabric presets), instead of --port-rate")
     .option('--aifabric-command <argv>', 'how a remote host starts aifabric (default: aifabric on its PATH; local and testbed runs use this one)')
-    .option('--tools <list>', `tools to run (${ACCEPT_TOOLS.join(', ')})`, subsetArg('--tools', ACCEPT_TOOLS), [...ACCEPT_TOOLS])
+    .option('--tools <list>', `tools to run (${ACCEPT_TOOLS.join(', ')})`, subsetArg('--tools', ACCEPT_TOOLS), [...DEFAULT_TOOLS] as (typeof ACCEPT_TOOLS)[number][])
+    .option('--hcas <list>', 'perftest: the HCAs to run ib_write_bw over, each a rail (default mlx5_0)', (value) => listArg(value))
+    .option('--gid-index <n>', "perftest: ib_write_bw's -x, the GID index RoCE v2 needs", nonNegativeIntArg('--gid-index'))
     .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
     .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
     .option('--seed <n>', 'seed of the random pairings', nonNegativeIntArg('--seed'), 1)
