@@ -1,7 +1,8 @@
 /**
  * TCP incast goodput against the number of senders, in the setting of Chen et al. (WREN 2009):
  * examples/scenarios/incast-tcp.yaml (200 ms minimum RTO) and incast-tcp-rto1ms.yaml, varying only
- * the sender count. Prints the markdown table of docs/simulator.md:
+ * the sender count, with the TCP of Chen's era pinned (Reno, an ACK per segment, no RACK-TLP: the
+ * simulator's defaults before issue 13). Prints the markdown table of docs/simulator.md:
  *   npx tsx bench/sim-incast-sweep.ts [--rounds 10]
  * Chen's model: goodput = S x D / (L + R x r), L = S x D / C the transfer time without timeouts,
  * r the RTO, R the timeouts that stall a round. The "RTO stalls per round" column inverts the
@@ -24,6 +25,7 @@ function run(file: string, senders: number): { goodputBps: number; timeoutsPerRo
   if (w?.kind !== 'incast') throw new Error(`${file}: expected an incast workload`);
   const scenario: Scenario = {
     ...base,
+    transport: { ...base.transport, tcp: { ...base.transport.tcp, cc: 'reno', ackEvery: 1, quickAcks: 0, rack: false } },
     topology: { ...base.topology, hosts: senders + 1 } as Scenario['topology'],
     workloads: [{ ...w, senders, rounds }],
   };

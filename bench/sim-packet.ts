@@ -3,7 +3,8 @@
  *   npx tsx bench/sim-packet.ts incast-fattree [--transport tcp|roce]   32 x 1 MiB -> 1, 100 Gb/s, k=8 fat tree
  *   npx tsx bench/sim-packet.ts permutation [--k 12] [--size-mb 50] [--transport tcp|roce]
  *   npx tsx bench/sim-packet.ts incast64 [--transport tcp|roce]         64 x 1 MB -> 1, 100 Gb/s, one switch
- * --cc reno|cubic|dctcp|bbr and --rack true pick the TCP (default Reno without RACK-TLP).
+ * --cc reno|cubic|dctcp|bbr, --rack true, --ack-every N and --quick-acks N pick the TCP (default Reno
+ * without RACK-TLP, an ACK per segment: the figures of docs/PERFORMANCE.md, not the scenario defaults).
  * --mss 8960 runs TCP with 9000 B jumbo frames (htsim's figures work out to about 9 KB per packet:
  * 56 M events for 432 x 50 MB at 2 events per packet-hop).
  * Prints wall time, events, events per second, packet-hops, events per packet-hop and peak RSS.
@@ -24,9 +25,11 @@ const transport = flag('transport', 'tcp');
 const k = Number(flag('k', '12'));
 const sizeMb = Number(flag('size-mb', '50'));
 const mss = Number(flag('mss', '1460'));
-/** TCP congestion control and RACK-TLP (defaults: the scenario defaults, Reno without RACK). */
+/** TCP congestion control, RACK-TLP and the receiver (defaults: the scenario defaults before issue 13, Reno without RACK, an ACK per segment). */
 const cc = flag('cc', 'reno');
 const rack = flag('rack', 'false') === 'true';
+const ackEvery = Number(flag('ack-every', '1'));
+const quickAcks = Number(flag('quick-acks', '0'));
 
 // Switch settings shared by every run: 1 MiB per port, dynamic thresholds; RoCE adds PFC and DCQCN marking.
 const switchConfig =
@@ -59,7 +62,7 @@ const raw = (() => {
   }
 })();
 
-const scenario = scenarioSchema.parse({ ...raw, switch: switchConfig, transport: { kind: transport, tcp: { mss, cc, rack } }, sim: { maxTime: '10s' } });
+const scenario = scenarioSchema.parse({ ...raw, switch: switchConfig, transport: { kind: transport, tcp: { mss, cc, rack, ackEvery, quickAcks } }, sim: { maxTime: '10s' } });
 const topology = validateScenario(scenario);
 const started = performance.now();
 const cpuStart = process.cpuUsage();

@@ -116,31 +116,51 @@ const switchSchema = z
   })
   .strict();
 
+/**
+ * Linux's receiver and loss-detection defaults for every congestion control but DCTCP, which keeps
+ * an ACK per segment without RACK: our receiver ORs CE over the segments one ACK covers and has no
+ * immediate ACK on a CE change (RFC 8257 3.2, tcp_dctcp.c dctcp_ece_ack_update), so delayed ACKs
+ * would blur DCTCP's marked fraction.
+ */
+export const TCP_KERNEL_DEFAULTS = {
+  /** tcp_input.c __tcp_ack_snd_check: an ACK once more than one full segment is unacknowledged. */
+  ackEvery: 2,
+  /** TCP_MAX_QUICKACKS (include/net/tcp.h), entered at the start and on a duplicate (tcp_incr_quickack). */
+  quickAcks: 16,
+  /** net.ipv4.tcp_recovery = 1 (RACK-TLP, RFC 8985), Documentation/networking/ip-sysctl.rst. */
+  rack: true,
+} as const;
+export const TCP_DCTCP_DEFAULTS = { ackEvery: 1, quickAcks: 0, rack: false } as const;
+
 const tcpSchema = z
   .object({
     /** 1500 B Ethernet MTU less 40 B of IPv4 and TCP headers. */
     mss: count.default(1460),
-    /** RFC 6928 / Linux TCP_INIT_CWND. */
+    /** RFC 6928 / Linux TCP_INIT_CWND (include/net/tcp.h). */
     initialCwnd: count.default(10),
     /** Linux TCP_RTO_MIN (200 ms) and TCP_RTO_MAX (120 s), include/net/tcp.h. */
     minRto: durationField.default(0.2),
     maxRto: durationField.default(120),
-    /** Congestion control (src/sim/transport/cc); Linux 6.x here runs bbr (net.ipv4.tcp_congestion_control). */
-    cc: z.enum(CC_NAMES).default('reno'),
-    /** Delayed ACKs: ACK every N in-order segments (1 = every segment; Linux delays to every 2nd). */
-    ackEvery: count.default(1),
+    /** Congestion control (src/sim/transport/cc); this machine's Linux 6.18 runs bbr (net.ipv4.tcp_congestion_control, tcp_bbr.c). */
+    cc: z.enum(CC_NAMES).default('bbr'),
+    /** Delayed ACKs: ACK every N in-order segments (1 = every segment); default TCP_KERNEL_DEFAULTS (2; 1 under dctcp). */
+    ackEvery: count.optional(),
     /** Linux TCP_DELACK_MIN (HZ/25 = 40 ms), include/net/tcp.h. */
     delayedAckTimeout: durationField.default(0.04),
-    /** Segments acknowledged at once at the start (Linux quick-ACK mode: TCP_MAX_QUICKACKS = 16); 0 = none. */
-    quickAcks: z.number().int().nonnegative().default(0),
-    /** Selective acknowledgements with RFC 6675 recovery (Linux default); false: NewReno. */
+    /** Segments acknowledged at once at the start and after a duplicate (Linux quick-ACK mode); 0 = none; default 16 (0 under dctcp). */
+    quickAcks: z.number().int().nonnegative().optional(),
+    /** Selective acknowledgements with RFC 6675 recovery (Linux default, net.ipv4.tcp_sack=1); false: NewReno. */
     sack: z.boolean().default(true),
-    /** RACK-TLP loss detection and tail loss probes (RFC 8985); Linux's default is on (tcp_recovery=1, tcp_early_retrans=3). Needs sack. */
-    rack: z.boolean().default(false),
+    /** RACK-TLP loss detection and tail loss probes (RFC 8985; Linux tcp_recovery=1, tcp_early_retrans=3); default on (off under dctcp). Needs sack. */
+    rack: z.boolean().optional(),
     /** Segments per packet (TSO/GSO super-packets as a veth testbed carries them; Linux sizes them up to 64 KB). 1 = none. */
     tsoSegments: count.default(1),
   })
-  .strict();
+  .strict()
+  .transform((t) => {
+    const d = t.cc === 'dctcp' ? TCP_DCTCP_DEFAULTS : TCP_KERNEL_DEFAULTS;
+    return { ...t, ackEvery: t.ackEvery ?? d.ackEvery, quickAcks: t.quickAcks ?? d.quickAcks, rack: t.rack ?? d.rack };
+  });
 
 const dcqcnSchema = z
   .object({

@@ -27,11 +27,12 @@ describe('SackScoreboard', () => {
 });
 
 describe('TCP with SACK against NewReno', () => {
+  // RFC 6675 recovery itself: Reno with an ACK per segment and without RACK-TLP (the defaults before issue 13).
   const incast = (sack: boolean) =>
     simulate({
       topology: { kind: 'star', hosts: 13, linkRate: '1Gbps', linkDelay: '10us' },
       switch: { buffer: '128KiB', sharing: 'static' },
-      transport: { kind: 'tcp', tcp: { minRto: '1ms', sack } },
+      transport: { kind: 'tcp', tcp: { minRto: '1ms', sack, cc: 'reno', rack: false, ackEvery: 1, quickAcks: 0 } },
       workloads: [{ kind: 'incast', senders: 12, blockSize: '256KiB', rounds: 10 }],
     }).run;
 
