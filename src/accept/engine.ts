@@ -20,7 +20,7 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type 
 import { localise } from './localise.js';
 import { IPERF3_PAIR, LOSSY_RETRANSMITS_PER_MB, pairsStage, perftestPair } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
-import { benchTcpArgv, firstLine, readBenchTcpJson, TCP_GOODPUT_1500 } from './tools.js';
+import { benchTcpArgv, firstLine, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readNcclTests, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
 
 export interface AcceptHost {
@@ -47,6 +47,9 @@ export interface AcceptLauncher {
   exec(host: number, command: readonly string[], options: { timeoutS: number; env?: Record<string, string> }): Promise<LaunchResult>;
   /** The command line that reproduces `command` on `host`. */
   reproduce(host: number, command: readonly string[]): string[];
+  /** One MPI-style job of `ranksPerHost` ranks on each of the hosts (srun, mpirun); absent where the launcher cannot. */
+  job?(hosts: readonly number[], ranksPerHost: number, command: readonly string[], options: { timeoutS: number; env?: Record<string, string> }): Promise<LaunchResult>;
+  reproduceJob?(hosts: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>): string[];
 }
 
 export interface AcceptExpectation {
@@ -54,6 +57,10 @@ export interface AcceptExpectation {
   portRateBps: number;
   /** Rate of each leaf's uplink, bits per second, when hosts hang from several leaves. */
   uplinkRateBps?: number;
+  /** nccl-tests: the transport NCCL should use (`IB`, `Socket`, as its log names NET/...), from the fabric preset. */
+  ncclNet?: string;
+  /** nccl-tests: the model's all_reduce busbw at 1 GiB over every host, GB/s, when a fabric preset says what to expect. */
+  ncclBusbwGBps?: number;
 }
 
 export interface AcceptOptions {
@@ -74,6 +81,9 @@ export interface AcceptOptions {
   hcas?: string[];
   /** perftest's `-x`: the GID index RoCE v2 needs where index 0 is not it. */
   gidIndex?: number;
+  /** nccl-tests: GPUs (ranks) per host (default 8) and the folder of its binaries (default: on PATH). */
+  gpusPerNode?: number;
+  ncclTestsDir?: string;
 }
 
 /** The HCA perftest runs over when none is named: the first ConnectX port's usual name. */
@@ -207,6 +217,52 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     return run;
   };
 
+  /**
+   * nccl-tests all_reduce_perf over every GPU of every live host as one MPI job: a hard failure
+   * (exit code, #wrong, each rank alone) fails the run; a host whose NCCL log shows only NET/Socket
+   * where the fabric is RDMA is a node that fell back (its RDMA path is broken or not configured).
+   */
+  const ncclTestsFull = async (): Promise<void> => {
+    const live = names.filter((name) => !unreachable.has(name));
+    if (!launcher.job || !launcher.reproduceJob) {
+      warnings.push(`nccl-tests: not run: it needs an MPI job across the hosts (--launcher srun or mpirun), not ${launcher.label}`);
+      return;
+    }
+    if (live.length === 0) return;
+    const indexes = live.map((name) => byName.get(name)!);
+    const gpus = options.gpusPerNode ?? 8;
+    const command = ncclTestsArgv(options.ncclTestsDir);
+    const result = await launcher.job(indexes, gpus, command, { timeoutS: 900, env: NCCL_TESTS_ENV });
+    const argv = launcher.reproduceJob(indexes, gpus, command, NCCL_TESTS_ENV);
+    const figures = readNcclTests(result.stdout);
+    const problems: string[] = [];
+    if (result.timedOut) problems.push('timed out');
+    else if (result.exitCode !== 0) problems.push(`exit code ${result.exitCode}: ${firstLine(result.stderr) || (typeof figures === 'string' ? figures : '')}`);
+    if (typeof figures === 'string' && !result.timedOut && result.exitCode === 0) problems.push(figures);
+    if (typeof figures !== 'string') {
+      if (figures.wrong > 0) problems.push(`#wrong ${figures.wrong}`);
+      if (figures.ranks > 0 && figures.ranks !== live.length * gpus) problems.push(`${figures.ranks} ranks where ${live.length} hosts x ${gpus} GPUs were asked for`);
+    }
+    const measured = typeof figures === 'string' ? null : figures.busbwGBps;
+    const expected = expectation.ncclBusbwGBps ?? null;
+    let verdict: AcceptVerdict = result.timedOut ? 'hung' : problems.length > 0 ? 'fail' : 'pass';
+    if (verdict === 'pass' && measured !== null && expected !== null && measured < slowFraction * expected) {
+      verdict = 'slow';
+      problems.push(`busbw ${measured.toFixed(1)} GB/s at 1 GiB, ${((measured / expected) * 100).toFixed(0)}% of the ${expected.toFixed(1)} GB/s the model expects`);
+    }
+    runs.push({ stage: 'full', tool: 'nccl-tests', hosts: live, argv, exitCode: result.exitCode, wallS: result.wallS, measured, expected, unit: 'busbwGBps', verdict });
+    stages.push({ name: 'full', runs: 1 });
+    // Hosts whose ranks fell back to sockets where the fabric is RDMA.
+    if (typeof figures !== 'string' && expectation.ncclNet !== undefined && expectation.ncclNet !== 'Socket') {
+      for (const [logHost, nets] of Object.entries(figures.transports)) {
+        if (nets.some((net) => net !== 'NET/Socket')) continue;
+        const host = live.find((name) => name === logHost || name.split('.')[0] === logHost.split('.')[0]);
+        if (host) hostOutcomes.push({ host, verdict: 'fail', argv, detail: `NCCL on this host used NET/Socket where the fabric is NET/${expectation.ncclNet} (nccl-tests' NCCL_DEBUG=INFO log)` });
+      }
+    }
+    if (verdict !== 'pass') warnings.push(`nccl-tests all_reduce_perf over ${live.length} hosts x ${gpus} GPUs: ${verdict}: ${problems.join('; ')}`);
+  };
+
   const collectiveStages = async (): Promise<void> => {
     const live = names.filter((name) => !unreachable.has(name));
     if (live.length < 2) return;
@@ -263,6 +319,11 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       stopped = 'uplinks';
       await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes }, 'uplinks');
     }
+    if (want('full') && options.tools.includes('nccl-tests')) {
+      stopped = 'full';
+      checkBudget();
+      await ncclTestsFull();
+    }
     if (want('full') && options.tools.includes('bench-tcp')) {
       stopped = 'full';
       checkBudget();
@@ -281,6 +342,12 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     for (const cut of cuts) evidence.push(`${cut.left.join(',')} and ${cut.right.join(',')} each pass, and fail together`);
     const id = cuts.length > 0 ? cutName(cuts[0]!, leafOf) : 'fabric';
     culprits.push({ kind: 'fabric', id, severity: fullRun.verdict === 'slow' ? 'warn' : 'error', score: 1, evidence, reproduce: formatArgv(fullRun.argv) });
+  }
+  // A failing nccl-tests run that no host explains is the fabric's (or its configuration's).
+  const ncclRun = runs.find((run) => run.tool === 'nccl-tests' && run.stage === 'full');
+  if (ncclRun && ncclRun.verdict !== 'pass' && culprits.length === 0) {
+    const why = warnings.find((warning) => warning.startsWith('nccl-tests all_reduce_perf')) ?? `nccl-tests ${ncclRun.verdict}`;
+    culprits.push({ kind: 'fabric', id: 'fabric', severity: ncclRun.verdict === 'slow' ? 'warn' : 'error', score: 1, evidence: [why], reproduce: formatArgv(ncclRun.argv) });
   }
   const findings = culprits.map(culpritFinding);
   if (culprits.length === 0) findings.push({ severity: 'pass', ruleId: 'accept.pass', family: 'accept', message: `no culprit on ${hosts.length} hosts (${runs.length} runs)` });

@@ -64,6 +64,23 @@ export function launcherProblem(kind: RemoteLauncherKind, hosts: readonly Accept
   return undefined;
 }
 
+/**
+ * One job over several hosts, `ranksPerHost` ranks each, as MPI programs such as nccl-tests need
+ * (their ranks find each other through the launcher): `srun --nodes=N --ntasks-per-node=G
+ * --nodelist=...` or `mpirun -np N*G --host h1:G,... --map-by ppr:G:node`. ssh and local cannot.
+ */
+export function jobArgv(kind: 'srun' | 'mpirun', hosts: readonly string[], ranksPerHost: number, command: readonly string[], env: Record<string, string> = {}, options: LauncherArgvOptions = {}): string[] {
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  const ranks = String(hosts.length * ranksPerHost);
+  if (kind === 'srun') {
+    return ['srun', `--nodes=${hosts.length}`, `--ntasks=${ranks}`, `--ntasks-per-node=${ranksPerHost}`, `--nodelist=${hosts.join(',')}`, `--export=${['ALL', ...assignments].join(',')}`, '--', ...command];
+  }
+  return [
+    'mpirun', ...(options.runAsRoot ? ['--allow-run-as-root'] : []), '-np', ranks, '--host', hosts.map((host) => `${host}:${ranksPerHost}`).join(','), '--map-by', `ppr:${ranksPerHost}:node`,
+    ...assignments.flatMap((assignment) => ['-x', assignment]), '--', ...command,
+  ];
+}
+
 export function remoteLauncher(kind: RemoteLauncherKind, hosts: AcceptHost[], options: LauncherArgvOptions = {}): AcceptLauncher {
   const label = kind === 'local' ? `local (${hostname()})` : `${kind} across ${hosts.length} host(s)`;
   const argvFor = (host: number, command: readonly string[], env?: Record<string, string>): string[] => {
@@ -71,10 +88,19 @@ export function remoteLauncher(kind: RemoteLauncherKind, hosts: AcceptHost[], op
     if (target === undefined) throw new Error(`internal: no host ${host}`);
     return launcherArgv(kind, target.name, command, env, options);
   };
+  const jobFor = (kind === 'srun' || kind === 'mpirun') ? (indexes: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>): string[] =>
+    jobArgv(kind, indexes.map((index) => hosts[index]!.name), ranksPerHost, command, env, options) : undefined;
   return {
     label,
     hosts,
     exec: (host, command, runOptions) => runCaptured(argvFor(host, command, runOptions.env), { timeoutS: runOptions.timeoutS }),
     reproduce: (host, command) => argvFor(host, command),
+    ...(jobFor
+      ? {
+          job: (indexes: readonly number[], ranksPerHost: number, command: readonly string[], runOptions: { timeoutS: number; env?: Record<string, string> }) =>
+            runCaptured(jobFor(indexes, ranksPerHost, command, runOptions.env), { timeoutS: runOptions.timeoutS }),
+          reproduceJob: (indexes: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>) => jobFor(indexes, ranksPerHost, command, env),
+        }
+      : {}),
   };
 }

@@ -7,7 +7,7 @@
  * perftest's `ib_write_bw` for host pairs over one HCA (a rail), read with the project's perftest
  * parser (it cannot run here: no RDMA device; tested on captured outputs).
  */
-import { parsePerftest } from '../parse/index.js';
+import { parseNcclTests, parsePerftest } from '../parse/index.js';
 
 /** Ethernet goodput of one TCP stream at MTU 1500 with timestamps: 1448 payload bytes per 1514-byte frame (the shaper counts frames from the MAC header on). */
 export const TCP_GOODPUT_1500 = 1448 / 1514;
@@ -126,4 +126,55 @@ export function readPerftest(stdout: string): PerftestFigures | string {
   const mtu = run.header.mtuBytes ?? 4096;
   const framing = run.header.linkType === 'IB' ? RDMA_FRAMING_BYTES.IB : RDMA_FRAMING_BYTES.Ethernet;
   return { rateGbps: run.peakBwAverageGbps, wireEfficiency: mtu / (mtu + framing) };
+}
+
+/**
+ * nccl-tests' all_reduce_perf over every GPU of the hosts, one rank per GPU (`-g 1`), checked
+ * (`-c 1`), 8 B to 1 GiB doubling, nccl-tests' default iterations; NCCL_DEBUG=INFO so that the
+ * transport NCCL chose is in the output (`via NET/IB/0/GDRDMA`, or a silent fall-back to
+ * `NET/Socket`).
+ */
+export function ncclTestsArgv(binaryDir?: string): string[] {
+  const binary = binaryDir ? `${binaryDir.replace(/\/+$/, '')}/all_reduce_perf` : 'all_reduce_perf';
+  return [binary, '-b', '8', '-e', '1G', '-f', '2', '-g', '1', '-c', '1'];
+}
+
+export const NCCL_TESTS_ENV: Record<string, string> = { NCCL_DEBUG: 'INFO', NCCL_DEBUG_SUBSYS: 'INIT,NET' };
+
+export interface NcclTestsFigures {
+  /** Out-of-place busbw at the largest size, GB/s. */
+  busbwGBps: number;
+  sizeBytes: number;
+  wrong: number;
+  ranks: number;
+  /** Each host's network transports as its NCCL INFO lines name them (`NET/IB`, `NET/Socket`, `NET/OFI`...). */
+  transports: Record<string, string[]>;
+}
+
+// `host:pid:tid [dev] NCCL INFO ... via NET/IB/0/GDRDMA` or `... NCCL INFO NET/Socket : Using [0]eth0:...`
+const NCCL_NET_LINE = /^(?:\[[^\]]*\]<\w+>:)?\s*([^\s:]+):\d+:\d+ \[\d+\] NCCL INFO (?:.*\bvia (NET\/[A-Za-z]+)|(NET\/[A-Za-z]+) : Using\b)/;
+
+/** What an all_reduce_perf run printed, or a one-line reason it printed nothing usable. */
+export function readNcclTests(stdout: string): NcclTestsFigures | string {
+  let tests;
+  try {
+    tests = parseNcclTests(stdout).facts.tests;
+  } catch {
+    return `all_reduce_perf printed no nccl-tests table${firstLine(stdout) ? `: ${firstLine(stdout)}` : ''}`;
+  }
+  // An nccl-tests built without MPI runs every rank as its own one-rank job: one header per rank.
+  if (tests.length > 1) return `${tests.length} nccl-tests headers in one run: each rank ran alone (nccl-tests built without MPI=1?)`;
+  const test = tests[0];
+  const last = test?.rows[test.rows.length - 1];
+  if (!test || !last) return 'all_reduce_perf printed no rows';
+  const wrong = test.rows.reduce((sum, row) => sum + (row.outOfPlace.wrong ?? 0) + (row.inPlace.wrong ?? 0), 0);
+  const transports: Record<string, string[]> = {};
+  for (const line of stdout.split('\n')) {
+    const match = NCCL_NET_LINE.exec(line);
+    if (!match) continue;
+    const host = match[1]!;
+    const net = (match[2] ?? match[3])!;
+    transports[host] = [...new Set([...(transports[host] ?? []), net])];
+  }
+  return { busbwGBps: last.outOfPlace.busbwGBps, sizeBytes: last.sizeBytes, wrong, ranks: test.ranks ?? test.devices.length, transports };
 }

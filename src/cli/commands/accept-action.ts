@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { parseRate } from '../../core/units.js';
 import { readInputFile } from '../../core/read-input.js';
 import { getFabricPreset } from '../../spec/presets/index.js';
+import { predictCollective } from '../../model/index.js';
 import {
   expandHostlist,
   launcherProblem,
@@ -32,6 +33,9 @@ export interface AcceptCommandOptions {
   aifabricCommand?: string;
   hcas?: string[];
   gidIndex?: number;
+  gpusPerNode: number;
+  nicsPerNode?: number;
+  ncclTestsDir?: string;
   tools: AcceptTool[];
   stages: AcceptStageName[];
   pairing: 'circle' | 'random';
@@ -70,13 +74,21 @@ async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher
   if (names.length === 0) throw new UsageError('--hosts: no host given');
   const kind = options.launcher !== 'auto' ? options.launcher : process.env.SLURM_JOB_ID ? 'srun' : options.hostfile !== undefined ? 'mpirun' : 'ssh';
   if (options.portRate !== undefined && options.fabric !== undefined) throw new UsageError('give the port rate one way: --port-rate or --fabric');
-  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : options.fabric !== undefined ? getFabricPreset(options.fabric).lineRateGbps * 1e9 : undefined;
+  const preset = options.fabric !== undefined ? getFabricPreset(options.fabric) : undefined;
+  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : preset !== undefined ? preset.lineRateGbps * 1e9 : undefined;
   if (portRateBps === undefined || !(portRateBps > 0)) throw new UsageError('accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit) or --fabric PRESET');
   // The address a tool dials is the name the launcher knows (a host file's user@ is ssh's business).
   const hosts = names.map((name) => ({ name, address: name.replace(/^[^@]*@/, '') }));
   const problem = launcherProblem(kind, hosts);
   if (problem) throw new UsageError(problem);
-  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps }, remote: kind !== 'local' };
+  // nccl-tests: what NCCL should use and reach on this fabric, from the preset and the model.
+  const nccl = preset !== undefined && options.tools.includes('nccl-tests')
+    ? {
+        ncclNet: preset.ncclNet,
+        ncclBusbwGBps: predictCollective({ op: 'all_reduce', nodes: hosts.length, gpusPerNode: options.gpusPerNode, nicsPerNode: options.nicsPerNode ?? options.gpusPerNode, fabric: preset.id, sizeBytes: 1 << 30 }).busbwGBps,
+      }
+    : {};
+  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local' };
 }
 
 export async function runAcceptCommand(options: AcceptCommandOptions): Promise<void> {
@@ -95,6 +107,8 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
     benchCommand,
     ...(options.hcas !== undefined ? { hcas: options.hcas } : {}),
     ...(options.gidIndex !== undefined ? { gidIndex: options.gidIndex } : {}),
+    gpusPerNode: options.gpusPerNode,
+    ...(options.ncclTestsDir !== undefined ? { ncclTestsDir: options.ncclTestsDir } : {}),
   });
   if (options.junit !== undefined) {
     // The JUnit writer groups findings per host: one suite per host, culprits as failures.

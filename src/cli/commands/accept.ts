@@ -13,8 +13,8 @@ import { UsageError } from '../../core/errors.js';
 import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
-export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp', 'perftest'] as const;
-/** The tools run when --tools is not given: perftest needs RDMA devices, so it is asked for by name. */
+export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp', 'perftest', 'nccl-tests'] as const;
+/** The tools run when --tools is not given: perftest and nccl-tests need RDMA devices or GPUs, so they are asked for by name. */
 const DEFAULT_TOOLS = ['iperf3', 'bench-tcp'] as const;
 export const ACCEPT_STAGES = ['preflight', 'node', 'pairs', 'uplinks', 'full', 'groups'] as const;
 
@@ -41,6 +41,9 @@ export function registerAccept(program: Command): void {
     .option('--tools <list>', `tools to run (${ACCEPT_TOOLS.join(', ')})`, subsetArg('--tools', ACCEPT_TOOLS), [...DEFAULT_TOOLS] as (typeof ACCEPT_TOOLS)[number][])
     .option('--hcas <list>', 'perftest: the HCAs to run ib_write_bw over, each a rail (default mlx5_0)', (value) => listArg(value))
     .option('--gid-index <n>', "perftest: ib_write_bw's -x, the GID index RoCE v2 needs", nonNegativeIntArg('--gid-index'))
+    .option('--gpus-per-node <n>', 'nccl-tests: ranks (GPUs) per host, one GPU each (-g 1)', positiveIntArg('--gpus-per-node'), 8)
+    .option('--nics-per-node <n>', 'nccl-tests: NICs per host, for the model\'s expectation with --fabric (default: one per GPU)', positiveIntArg('--nics-per-node'))
+    .option('--nccl-tests-dir <dir>', 'nccl-tests: the folder holding all_reduce_perf on every host (default: on PATH)')
     .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
     .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
     .option('--seed <n>', 'seed of the random pairings', nonNegativeIntArg('--seed'), 1)
