@@ -1,4 +1,5 @@
 /** Every chart builder, in the order charts appear in a report. */
+import { acceptPairCharts } from './accept-pairs.js';
 import { busbwCurveCharts } from './busbw-curve.js';
 import type { ChartBuilder } from './chart.js';
 import { incastGoodputCharts } from './incast-goodput.js';
@@ -18,8 +19,9 @@ export const CHART_BUILDERS: readonly ChartBuilder[] = [
   pfcPauseCharts,
   traceTimelineCharts,
   traceWaitCharts,
+  acceptPairCharts,
 ];
 
-export { busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts, traceTimelineCharts, traceWaitCharts };
+export { acceptPairCharts, busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts, traceTimelineCharts, traceWaitCharts };
 export { renderChartSvg } from './render-svg.js';
 export type { ChartSpec, ChartBuilder } from './chart.js';
