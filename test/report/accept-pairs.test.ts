@@ -34,7 +34,7 @@ describe('accept pair matrix', () => {
     const envelope = await runAcceptance(iperfLauncher(6, 'p-h3'), { portRateBps: 100e6 }, {
       tools: ['iperf3'], stages: ['preflight', 'pairs'], pairing: 'circle', seed: 1, budgetS: 60, iperfSeconds: 1, benchCommand: ['aifabric'],
     });
-    const charts = acceptPairCharts(toReportItems([envelope as unknown as ResultEnvelope]));
+    const charts = acceptPairCharts(toReportItems([envelope]));
     expect(charts).toHaveLength(1);
     const cells = (charts[0]!.spec as { data: { values: { from: string; to: string; share: number }[] } }).data.values;
     // 15 pairs, both orders.
@@ -42,7 +42,7 @@ describe('accept pair matrix', () => {
     for (const cell of cells) expect(cell.share < 0.3).toBe(cell.from === 'p-h3' || cell.to === 'p-h3');
     const svg = await renderChartSvg(charts[0]!.spec);
     expect(svg.startsWith('<svg')).toBe(true);
-    const html = await renderReport([envelope as unknown as ResultEnvelope], { generatedAt: null });
+    const html = await renderReport([envelope], { generatedAt: null });
     expect(html).toContain(`id="${charts[0]!.id}"`);
     expect(html).toContain('accept.node');
     expect(html).toContain('p-h3');

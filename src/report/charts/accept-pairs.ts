@@ -59,7 +59,7 @@ export function acceptPairCharts(items: readonly ReportItem[]): ChartSpec[] {
               { field: 'verdict', type: 'nominal' },
             ],
           },
-        } as ChartSpec['spec'],
+        },
       });
     }
   }
