@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
-import type { ResultEnvelope } from '../../src/core/envelope.js';
 import { acceptPairCharts, renderChartSvg } from '../../src/report/charts/index.js';
 import { toReportItems } from '../../src/report/data/report-item.js';
 import { renderReport } from '../../src/report/index.js';
