@@ -6,4 +6,4 @@ export * from './envelope.js';
 export * from './atomic-write.js';
 export { readInputFile, DEFAULT_MAX_INPUT_BYTES, type ReadInputOptions } from './read-input.js';
 export { checkOutputFile, checkOutputFolder, prepareOutputFolder, removeFolders, writeOutputFile, outputPathError, type CheckOutputFileOptions } from './output-path.js';
-export { runCaptured, type CapturedRun } from './run-captured.js';
+export { refuseNewCapturedRuns, runCaptured, signalCapturedRuns, type CapturedRun } from './run-captured.js';

@@ -16,6 +16,31 @@ export interface CapturedRun {
   wallS: number;
 }
 
+/** Process groups of the runs still going, so that an interrupted caller can stop them all. */
+const liveGroups = new Set<number>();
+/** Set once the caller was interrupted: no new run starts after it. */
+let refusing = false;
+
+/** From now on runCaptured starts nothing: each call answers at once as a killed run. */
+export function refuseNewCapturedRuns(): void {
+  refusing = true;
+}
+
+/**
+ * Signal every run still going, each as a whole process group: SIGTERM first lets srun cancel its
+ * step and mpirun stop its remote daemons; SIGKILL takes whatever is left.
+ */
+export function signalCapturedRuns(signal: NodeJS.Signals): number {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      liveGroups.delete(pid);
+    }
+  }
+  return liveGroups.size;
+}
+
 /** Output kept per stream: enough for any tool's JSON, bounded so a runaway command cannot fill memory. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -23,8 +48,10 @@ export function runCaptured(argv: readonly string[], options: { timeoutS: number
   const [program, ...args] = argv;
   if (program === undefined) throw new Error('internal: runCaptured with an empty argv');
   const started = performance.now();
+  if (refusing) return Promise.resolve({ exitCode: null, signal: 'SIGTERM', stdout: '', stderr: 'interrupted\n', timedOut: false, wallS: 0 });
   return new Promise((resolve) => {
     const child = spawn(program, args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -52,6 +79,7 @@ export function runCaptured(argv: readonly string[], options: { timeoutS: number
       options.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left behind in its group goes with it.
       killGroup();
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       resolve({ exitCode, signal, stdout, stderr: stderr + extra, timedOut, wallS: (performance.now() - started) / 1000 });
     };
     child.on('error', (error) => finish(127, null, `${program}: ${error.message}\n`));

@@ -3,6 +3,7 @@
  * this machine (`--launcher local`), Open MPI's mpirun and a private one-node Slurm's srun, each
  * with the preflight and node stages of bench tcp; bad input exits 2, no reachable host exits 3.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launcherArgv } from '../../src/accept/index.js';
@@ -79,6 +80,40 @@ describe.skipIf(!haveCli)('accept on real hosts', () => {
     // A one-rank job (each mpirun's own rank 0 of 1) would report a busbw of 0.
     expect(fullRun.measured).toBeGreaterThan(0);
   }, 150_000);
+
+  it('Ctrl-C stops every run it launched and exits 130', async () => {
+    const mark = `accept-int-${process.pid}-${Date.now()}`;
+    /** Processes whose environment carries this test's mark: accept's runs inherit it. */
+    const marked = (): number[] =>
+      readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`AIFABRIC_TEST_MARK=${mark}`) ? [Number(pid)] : [];
+        } catch {
+          return [];
+        }
+      });
+    let launched = false;
+    const run = runCli(['accept', '--launcher', 'local', '--hosts', host, ...stagesArgs.filter((arg) => arg !== '--json')], {
+      env: { AIFABRIC_TEST_MARK: mark },
+      timeoutMs: 60_000,
+      onSpawn: (child) => {
+        // Once the node stage's bench tcp ranks are up (more marked processes than accept itself), interrupt.
+        const timer = setInterval(() => {
+          if (marked().length >= 3) {
+            launched = true;
+            clearInterval(timer);
+            child.kill('SIGINT');
+          }
+        }, 100);
+        child.on('close', () => clearInterval(timer));
+      },
+    });
+    const result = await run;
+    expect(launched).toBe(true);
+    expect(result.code).toBe(130);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(marked()).toEqual([]);
+  }, 70_000);
 
   it('bad input exits 2 with one line; no host answering exits 3', async () => {
     const cases: [string[], string][] = [

@@ -3,6 +3,7 @@ import { writeFileAtomic } from '../../core/atomic-write.js';
 import { EnvironmentError } from '../../core/errors.js';
 import { UsageError } from '../../core/errors.js';
 import { parseRate } from '../../core/units.js';
+import { refuseNewCapturedRuns, signalCapturedRuns } from '../../core/index.js';
 import { readInputFile } from '../../core/read-input.js';
 import { getFabricPreset } from '../../spec/presets/index.js';
 import { predictCollective } from '../../model/index.js';
@@ -91,8 +92,41 @@ async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher
   return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local' };
 }
 
+/** How long the runs get to stop after SIGTERM before they are killed. */
+const STOP_GRACE_MS = 2000;
+
+/**
+ * Ctrl-C (or SIGTERM) stops every run on every host: no new run starts, each launched process group
+ * gets SIGTERM (srun cancels its step, mpirun its daemons), then SIGKILL after a grace, and accept
+ * exits 128 + the signal without a result.
+ */
 export async function runAcceptCommand(options: AcceptCommandOptions): Promise<void> {
   const { launcher, expectation, remote } = await chooseLauncher(options);
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => (): void => {
+    interrupted ??= signal;
+    refuseNewCapturedRuns();
+    signalCapturedRuns('SIGTERM');
+    setTimeout(() => signalCapturedRuns('SIGKILL'), STOP_GRACE_MS).unref();
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    await runAndReport(options, launcher, expectation, remote, () => interrupted !== undefined);
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+  if (interrupted !== undefined) {
+    signalCapturedRuns('SIGKILL');
+    process.stderr.write(`aifabric: accept: interrupted (${interrupted}); every run it started was stopped\n`);
+    process.exitCode = interrupted === 'SIGINT' ? 130 : 143;
+  }
+}
+
+async function runAndReport(options: AcceptCommandOptions, launcher: AcceptLauncher, expectation: AcceptExpectation, remote: boolean, wasInterrupted: () => boolean): Promise<void> {
   const script = process.argv[1];
   const localCommand = script ? [process.execPath, script] : ['aifabric'];
   const benchCommand = options.aifabricCommand !== undefined ? options.aifabricCommand.split(/\s+/).filter(Boolean) : remote ? ['aifabric'] : localCommand;
@@ -110,6 +144,8 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
     gpusPerNode: options.gpusPerNode,
     ...(options.ncclTestsDir !== undefined ? { ncclTestsDir: options.ncclTestsDir } : {}),
   });
+  // An interrupted run's results are the runs it killed: nothing is written, nothing judged.
+  if (wasInterrupted()) return;
   if (options.junit !== undefined) {
     // The JUnit writer groups findings per host: one suite per host, culprits as failures.
     const asCheck = { ...result, metrics: { hosts: launcher.hosts.map((host) => ({ name: host.name })) } } as unknown as CheckResult;
