@@ -73,10 +73,11 @@ describe.skipIf(!haveCli)('accept on real hosts', () => {
     const args = stagesArgs.map((arg) => (arg === 'preflight,node' ? 'preflight,full' : arg));
     const full = await runCli(['accept', '--launcher', 'mpirun', '--hosts', 'localhost,127.0.0.1', ...args], { timeoutMs: 90_000 });
     expect(full.stderr).toBe('');
-    expect(full.code).toBe(0);
     const fullRun = (JSON.parse(full.stdout) as Envelope).metrics.runs.find((r) => r.stage === 'full')!;
     expect(fullRun.hosts).toEqual(['localhost', '127.0.0.1']);
-    expect(fullRun.verdict).toBe('pass');
+    // Checked and complete; on a machine busy with other work it may come out slow, a warning (exit 0).
+    expect(['pass', 'slow'], JSON.stringify(fullRun)).toContain(fullRun.verdict);
+    expect(full.code).toBe(0);
     // A one-rank job (each mpirun's own rank 0 of 1) would report a busbw of 0.
     expect(fullRun.measured).toBeGreaterThan(0);
   }, 150_000);
