@@ -20,7 +20,7 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type 
 import { localise } from './localise.js';
 import { IPERF3_PAIR, LOSSY_RETRANSMITS_PER_MB, pairsStage, perftestPair } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
-import { benchTcpArgv, firstLine, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readNcclTests, TCP_GOODPUT_1500 } from './tools.js';
+import { benchTcpArgv, CLOCK_ARGV, firstLine, MAX_CLOCK_OFFSET_S, MEMLOCK_ARGV, MIN_SHM_BYTES, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readClock, readMemlock, readNcclTests, readShmBytes, SHM_ARGV, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
 
 export interface AcceptHost {
@@ -132,7 +132,8 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
   let localised = false;
   const cuts: { left: string[]; right: string[] }[] = [];
 
-  // Preflight: every host answers, has the tools, and shows the MTU of the fleet.
+  // Preflight: every host answers, has the tools, shows the MTU of the fleet, the limits RDMA needs, and a clock that agrees.
+  const clockSkewed: string[] = [];
   const preflight = async (): Promise<void> => {
     const versionArgv = (tool: AcceptTool): string[] => (tool === 'iperf3' ? ['iperf3', '--version'] : tool === 'perftest' ? ['ib_write_bw', '--version'] : [...options.benchCommand, '--version']);
     const tools = options.tools.filter((tool) => tool !== 'nccl-tests').map((tool) => ({ tool, argv: versionArgv(tool) }));
@@ -144,7 +145,21 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
           const result = await launcher.exec(index, argv, { timeoutS: 10 });
           if (result.exitCode !== 0) missing.push(tool === 'iperf3' ? 'iperf3' : tool === 'perftest' ? 'ib_write_bw (perftest)' : 'aifabric');
         }
-        return { link, missing, mtus: interfaceMtus(link.stdout) };
+        const memlock = await launcher.exec(index, MEMLOCK_ARGV, { timeoutS: 10 });
+        const shm = await launcher.exec(index, SHM_ARGV, { timeoutS: 10 });
+        // The host's clock against ours at the middle of the launch's round trip.
+        const before = Date.now() / 1000;
+        const clock = await launcher.exec(index, CLOCK_ARGV, { timeoutS: 10 });
+        const after = Date.now() / 1000;
+        const remote = clock.exitCode === 0 ? readClock(clock.stdout) : null;
+        return {
+          link,
+          missing,
+          mtus: interfaceMtus(link.stdout),
+          memlockBytes: memlock.exitCode === 0 ? readMemlock(memlock.stdout) : null,
+          shmBytes: shm.exitCode === 0 ? readShmBytes(shm.stdout) : null,
+          clockOffsetS: remote !== null ? { offset: remote - (before + after) / 2, uncertainty: (after - before) / 2 } : null,
+        };
       }),
     );
     const mtuOf = checks.map((check) => (check.mtus.length > 0 ? Math.max(...check.mtus.map((m) => m.mtu)) : null));
@@ -158,16 +173,31 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
         problems.push(`did not answer (${firstLine(check.link.stderr) || `exit ${check.link.exitCode}`})`);
       }
       if (check.missing.length > 0) problems.push(`missing ${check.missing.join(', ')}`);
+      // RDMA tools need pinned memory and NCCL's /dev/shm segments; for TCP tools these are only noted.
+      const rdma = options.tools.includes('perftest') || options.tools.includes('nccl-tests');
+      const limits: string[] = [];
+      if (check.memlockBytes !== null && check.memlockBytes !== Number.POSITIVE_INFINITY) limits.push(`ulimit -l ${Math.round(check.memlockBytes / 1024)} KiB (RDMA pins its buffers: unlimited is what NVIDIA's containers set)`);
+      if (check.shmBytes !== null && check.shmBytes < MIN_SHM_BYTES) limits.push(`/dev/shm ${(check.shmBytes / 2 ** 20).toFixed(0)} MiB (NCCL's shared-memory transport: at least 1 GiB, --shm-size=1g)`);
+      if (rdma) problems.push(...limits);
+      else for (const limit of limits) warnings.push(`${host}: ${limit}; not a problem for iperf3 and bench tcp`);
+      const clock = check.clockOffsetS;
+      if (clock !== null && Math.abs(clock.offset) - clock.uncertainty > MAX_CLOCK_OFFSET_S) {
+        clockSkewed.push(host);
+        problems.push(`clock ${clock.offset > 0 ? 'ahead of' : 'behind'} this machine's by ${Math.abs(clock.offset).toFixed(1)} s (NTP or PTP not keeping it)`);
+      }
       const mtu = mtuOf[index];
       if (mtu !== null && mtu !== undefined && mtu !== fleetMtu) {
         const names = check.mtus.map((m) => `${m.ifname} ${m.mtu}`).join(', ');
         problems.push(`MTU ${mtu} (${names}) where the other hosts have ${fleetMtu}`);
       }
-      const verdict: AcceptVerdict = problems.length > 0 ? 'fail' : 'pass';
+      // A skewed clock alone is a warning (traces and logs misorder), not a broken host.
+      const onlyClock = problems.length === 1 && clockSkewed.includes(host);
+      const verdict: AcceptVerdict = problems.length === 0 ? 'pass' : onlyClock ? 'unstable' : 'fail';
       runs.push({ stage: 'preflight', tool: options.tools[0] ?? 'iperf3', hosts: [host], argv, exitCode: check.link.exitCode, wallS: check.link.wallS, measured: mtu ?? null, expected: fleetMtu, unit: 'rateGbps', verdict });
       if (verdict !== 'pass') hostOutcomes.push({ host, verdict, argv, detail: problems.join('; ') });
     });
-    stages.push({ name: 'preflight', runs: hosts.length * (1 + tools.length) });
+    // Per host: the link listing, each tool's version, memlock, /dev/shm and the clock.
+    stages.push({ name: 'preflight', runs: hosts.length * (4 + tools.length) });
   };
 
   /** One bench tcp all_reduce over `set`; pass when it is correct and at least slowFraction of the expectation. */

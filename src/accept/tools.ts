@@ -178,3 +178,36 @@ export function readNcclTests(stdout: string): NcclTestsFigures | string {
   }
   return { busbwGBps: last.outOfPlace.busbwGBps, sizeBytes: last.sizeBytes, wrong, ranks: test.ranks ?? test.devices.length, transports };
 }
+
+/**
+ * Host limits RDMA collectives need, as NVIDIA's NGC containers are started for them
+ * (`--shm-size=1g --ulimit memlock=-1`: NCCL's shared-memory transport maps segments in /dev/shm,
+ * whose Docker and Kubernetes default is 64 MiB, and registering RDMA buffers pins memory against
+ * RLIMIT_MEMLOCK). Each read is a fixed command (no input in it).
+ */
+export const MEMLOCK_ARGV = ['sh', '-c', 'ulimit -l'];
+export const SHM_ARGV = ['df', '-Pk', '/dev/shm'];
+export const CLOCK_ARGV = ['date', '+%s.%N'];
+export const MIN_SHM_BYTES = 1 << 30;
+/** Beyond this, after the launch's own round trip, hosts' clocks disagree enough to misorder traces and logs (NTP keeps well-run hosts within milliseconds). */
+export const MAX_CLOCK_OFFSET_S = 1;
+
+/** `ulimit -l`: Infinity for unlimited, else bytes (the shell prints KiB); null when unreadable. */
+export function readMemlock(stdout: string): number | null {
+  const text = stdout.trim();
+  if (text === 'unlimited') return Number.POSITIVE_INFINITY;
+  return /^\d+$/.test(text) ? Number(text) * 1024 : null;
+}
+
+/** `df -Pk /dev/shm`: the filesystem's size in bytes, or null. */
+export function readShmBytes(stdout: string): number | null {
+  const fields = stdout.trim().split('\n')[1]?.trim().split(/\s+/);
+  const kib = fields?.[1];
+  return kib !== undefined && /^\d+$/.test(kib) ? Number(kib) * 1024 : null;
+}
+
+/** `date +%s.%N`: seconds since the epoch, or null. */
+export function readClock(stdout: string): number | null {
+  const text = stdout.trim();
+  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : null;
+}

@@ -75,7 +75,7 @@ describe('runAcceptance, scripted hosts', () => {
     const result = await runAcceptance(fakeLauncher(6, {}, log), { portRateBps: RATE_BPS }, options);
     expect(result.kind).toBe('accept');
     expect(result.metrics.culprits).toEqual([]);
-    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 18 }, { name: 'pairs', runs: 15 }, { name: 'full', runs: 1 }]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 36 }, { name: 'pairs', runs: 15 }, { name: 'full', runs: 1 }]);
     const client = log.find((entry) => entry[1] === 'iperf3' && entry[2] === '-c')!;
     expect(client.slice(1)).toEqual(['iperf3', '-c', expect.stringMatching(/^10\.99\.0\.\d$/), '-B', expect.stringMatching(/^10\.99\.0\.\d$/), '-p', expect.stringMatching(/^\d+$/), '-t', '2', '-J']);
     const bench = log.find((entry) => entry.includes('bench'))!;
@@ -133,7 +133,7 @@ describe('the text table', () => {
     const result = await runAcceptance(fakeLauncher(6, { slow: 't-h4' }, []), { portRateBps: RATE_BPS }, { ...options, tools: ['iperf3'], stages: ['preflight', 'pairs'] });
     const text = renderAcceptText(result);
     const lines = text.split('\n');
-    expect(lines[0]).toBe('aifabric accept: scripted, 6 hosts; preflight 12 runs, pairs 15 runs');
+    expect(lines[0]).toBe('aifabric accept: scripted, 6 hosts; preflight 30 runs, pairs 15 runs');
     expect(lines[1]).toBe('21 runs, 5 not passing');
     expect(text).toContain('1. error node t-h4 (score 1.00)');
     expect(text).toMatch(/\n {3}reproduce: on t-h\d iperf3 -c 10\.99\.0\.\d+ /);
@@ -147,7 +147,7 @@ describe('the text table', () => {
     expect(slow.metrics.culprits.map((c) => [c.kind, c.id])).toEqual([['node', 't-h4']]);
     expect(slow.metrics.culprits[0]!.evidence.join('\n')).toContain('a straggler: bench tcp --np 2 on the host alone reached 0.170 GB/s');
     // 7 hosts twice (each keeps its better run), and two more runs of the suspect (it stays slow).
-    expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 14 }, { name: 'node', runs: 16 }]);
+    expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 35 }, { name: 'node', runs: 16 }]);
     const nodeRuns = log.filter((entry) => entry.includes('--np'));
     expect(nodeRuns[0]).toEqual(['t-h0', 'aifabric', 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(8 << 20), '-e', String(8 << 20), '-n', '10', '-w', '2', '--settle', '300ms', '-c', '1', '--timeout', '60', '--json']);
 
@@ -184,7 +184,7 @@ describe('the pairs stage\'s second run of a lone slow pair', () => {
     const log: string[][] = [];
     const result = await runAcceptance(fakeLauncher(6, { flakyPair: ['t-h1', 't-h3'] }, log), { portRateBps: RATE_BPS }, pairsOnly);
     expect(result.metrics.culprits).toEqual([]);
-    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 12 }, { name: 'pairs', runs: 16 }]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 30 }, { name: 'pairs', runs: 16 }]);
     const runsOfPair = result.metrics.runs.filter((run) => run.stage === 'pairs' && run.hosts.includes('t-h1') && run.hosts.includes('t-h3'));
     expect(runsOfPair).toHaveLength(2);
     expect(runsOfPair.every((run) => run.verdict === 'pass')).toBe(true);
@@ -192,7 +192,7 @@ describe('the pairs stage\'s second run of a lone slow pair', () => {
 
   it('a pair slow every time (a bad link) is run again, stays slow, and is blamed on neither host', async () => {
     const result = await runAcceptance(fakeLauncher(6, { slowPair: ['t-h1', 't-h3'] }, []), { portRateBps: RATE_BPS }, pairsOnly);
-    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 12 }, { name: 'pairs', runs: 16 }]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 30 }, { name: 'pairs', runs: 16 }]);
     expect(result.metrics.culprits.length).toBeGreaterThan(0);
     expect(result.metrics.culprits.map((c) => c.kind)).not.toContain('node');
     expect(result.metrics.culprits[0]!.id).toContain('t-h1');
