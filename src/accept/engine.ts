@@ -81,6 +81,8 @@ export interface AcceptOptions {
   hcas?: string[];
   /** perftest's `-x`: the GID index RoCE v2 needs where index 0 is not it. */
   gidIndex?: number;
+  /** A stored accept run to compare each pair with (`--baseline`): its reference and its runs. */
+  baseline?: { ref: string; runs: AcceptRun[] };
   /** nccl-tests: GPUs (ranks) per host (default 8) and the folder of its binaries (default: on PATH). */
   gpusPerNode?: number;
   ncclTestsDir?: string;
@@ -392,6 +394,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     budgetS: options.budgetS,
     iperfSeconds: options.iperfSeconds,
     ...(options.tools.includes('perftest') ? { hcas: options.hcas ?? [DEFAULT_HCA], gidIndex: options.gidIndex ?? null } : {}),
+    ...(options.baseline ? { baseline: options.baseline.ref } : {}),
     concurrency: options.concurrency ?? null,
     portRateBps: expectation.portRateBps,
     ...(expectation.uplinkRateBps !== undefined ? { uplinkRateBps: expectation.uplinkRateBps } : {}),

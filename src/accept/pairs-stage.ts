@@ -235,6 +235,13 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
    * below slowFraction is reported as such (the fabric, or the expectation, is off), and a pair whose
    * sender retransmits far more than the fleet's is lossy.
    */
+  /** The same pair (either order), tool and rail in the baseline run, when one was given and has it. */
+  const baselineOf = (run: AcceptRun): (AcceptRun & { measured: number }) | undefined =>
+    options.baseline?.runs.find(
+      (b): b is AcceptRun & { measured: number } =>
+        b.stage === run.stage && b.tool === run.tool && (b.rail ?? '') === (run.rail ?? '') && b.measured !== null && b.hosts.length === 2 && [...b.hosts].sort().join('~') === [...run.hosts].sort().join('~'),
+    );
+
   const judgePairs = (results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }[]): void => {
     const ratios = results.map((r): JudgeInput => ({
       ...r.input,
@@ -265,6 +272,13 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
       if (verdict === 'pass' && perMb !== null && perMb > lossyAbove) {
         verdict = 'fail';
         reasons.push(`${result.run.retransmits} retransmitted segments (${perMb.toFixed(1)} per MB sent; the fleet's median ${fleetRetransmits.toFixed(2)}, lossy above ${lossyAbove.toFixed(1)})`);
+      }
+      // Against a stored accept run of the same hosts: what the fleet and the expectation both miss
+      // when every pair fell alike (a firmware or switch change), the pair's own history shows.
+      const before = verdict === 'pass' && result.run.measured !== null ? baselineOf(result.run) : undefined;
+      if (before !== undefined && result.run.measured! < slowFraction * before.measured) {
+        verdict = 'slow';
+        reasons.push(`${((result.run.measured! / before.measured) * 100).toFixed(0)}% of its ${before.measured.toFixed(3)} Gb/s in the baseline ${options.baseline!.ref}`);
       }
       result.run.verdict = verdict;
       runs.push(result.run);

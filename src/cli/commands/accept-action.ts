@@ -7,6 +7,7 @@ import { refuseNewCapturedRuns, signalCapturedRuns } from '../../core/index.js';
 import { readInputFile } from '../../core/read-input.js';
 import { getFabricPreset } from '../../spec/presets/index.js';
 import { predictCollective } from '../../model/index.js';
+import { getRun, listRuns, parseRunId, resolveDbPath } from '../../store/index.js';
 import {
   expandHostlist,
   launcherProblem,
@@ -16,6 +17,7 @@ import {
   testbedLauncher,
   type AcceptExpectation,
   type AcceptLauncher,
+  type AcceptRun,
   type AcceptStageName,
   type AcceptTool,
 } from '../../accept/index.js';
@@ -36,6 +38,7 @@ export interface AcceptCommandOptions {
   gidIndex?: number;
   gpusPerNode: number;
   nicsPerNode?: number;
+  baseline?: string;
   ncclTestsDir?: string;
   tools: AcceptTool[];
   stages: AcceptStageName[];
@@ -92,6 +95,18 @@ async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher
   return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local' };
 }
 
+/** A stored accept run (`--baseline ID|latest`) as the engine compares with it. */
+function readBaseline(which: string, db: string | undefined): { ref: string; runs: AcceptRun[] } {
+  const dbPath = resolveDbPath(db);
+  const id = which.trim() === 'latest' ? listRuns(dbPath, { kind: 'accept', limit: 1 })[0]?.id : parseRunId(which);
+  if (id === undefined) throw new UsageError(`--baseline latest: no accept run in ${dbPath} (save one with accept --save)`);
+  const run = getRun(dbPath, id);
+  if (!run) throw new UsageError(`--baseline ${which}: no run #${id} in ${dbPath}`);
+  if (run.envelope.kind !== 'accept') throw new UsageError(`--baseline ${which}: run #${id} is a ${run.envelope.kind} result, not accept`);
+  const runs = (run.envelope.metrics as { runs?: AcceptRun[] }).runs ?? [];
+  return { ref: `#${id}`, runs };
+}
+
 /** How long the runs get to stop after SIGTERM before they are killed. */
 const STOP_GRACE_MS = 2000;
 
@@ -142,6 +157,7 @@ async function runAndReport(options: AcceptCommandOptions, launcher: AcceptLaunc
     ...(options.hcas !== undefined ? { hcas: options.hcas } : {}),
     ...(options.gidIndex !== undefined ? { gidIndex: options.gidIndex } : {}),
     gpusPerNode: options.gpusPerNode,
+    ...(options.baseline !== undefined ? { baseline: readBaseline(options.baseline, options.db) } : {}),
     ...(options.ncclTestsDir !== undefined ? { ncclTestsDir: options.ncclTestsDir } : {}),
   });
   // An interrupted run's results are the runs it killed: nothing is written, nothing judged.

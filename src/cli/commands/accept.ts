@@ -43,6 +43,7 @@ export function registerAccept(program: Command): void {
     .option('--gid-index <n>', "perftest: ib_write_bw's -x, the GID index RoCE v2 needs", nonNegativeIntArg('--gid-index'))
     .option('--gpus-per-node <n>', 'nccl-tests: ranks (GPUs) per host, one GPU each (-g 1)', positiveIntArg('--gpus-per-node'), 8)
     .option('--nics-per-node <n>', 'nccl-tests: NICs per host, for the model\'s expectation with --fabric (default: one per GPU)', positiveIntArg('--nics-per-node'))
+    .option('--baseline <run>', 'compare each pair with a stored accept run (`runs list --kind accept`): its id, or latest; a pair below 80% of its own figure there is slow')
     .option('--nccl-tests-dir <dir>', 'nccl-tests: the folder holding all_reduce_perf on every host (default: on PATH)')
     .option('--stages <list>', `stages to run, in this order (${ACCEPT_STAGES.join(', ')})`, subsetArg('--stages', ACCEPT_STAGES), [...ACCEPT_STAGES])
     .option('--pairing <how>', 'pairs stage: every pair by the circle method, or ceil(log2 N) seeded random rounds as a screen', choiceArg('--pairing', ['circle', 'random'] as const), 'circle' as const)
