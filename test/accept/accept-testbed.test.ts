@@ -154,13 +154,13 @@ describe.skipIf(!canRun)('accept --testbed', () => {
 });
 
 describe.skipIf(!haveCli)('accept: bad input and a missing testbed', () => {
-  it('no --testbed, an unknown tool: exit 2 with one line', async () => {
-    const none = await runCli(['accept']);
+  it('no hosts at all, an unknown tool: exit 2 with one line', async () => {
+    const none = await runCli(['accept'], { env: { SLURM_JOB_NODELIST: '', SLURM_JOB_ID: '' } });
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('--testbed');
+    expect(none.stderr.split('\n')[0]).toBe('aifabric: accept needs hosts: --testbed NAME, --hosts LIST, --hostfile FILE, or a Slurm allocation (SLURM_JOB_NODELIST)');
     const tool = await runCli(['accept', '--testbed', 'x', '--tools', 'iperf3,nccl']);
     expect(tool.code).toBe(2);
-    expect(tool.stderr.split('\n')[0]).toBe('aifabric: invalid value for --tools: "nccl" (expected a comma-separated list of iperf3, bench-tcp)');
+    expect(tool.stderr.split('\n')[0]).toBe('aifabric: invalid value for --tools: "nccl" (expected a comma-separated list of iperf3, bench-tcp, perftest, nccl-tests)');
   });
 
   it.skipIf(!canRun)('a testbed that does not exist: exit 3 naming it', async () => {
