@@ -7,23 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
+import { hostNames, linkJson, ok, scriptedLauncher } from './scripted.js';
 import { haveCli, runCli } from '../bench/helpers.js';
 
 function uniformLauncher(n: number, bps: number): AcceptLauncher {
-  const hosts = Array.from({ length: n }, (_, k) => ({ name: `b-h${k}`, address: `10.3.0.${k + 1}` }));
-  const ok = (stdout: string): Promise<LaunchResult> => Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
-  return {
-    label: 'scripted',
-    hosts,
-    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
-    exec: (host, command) => {
-      if (command[0] === 'ip') return ok(JSON.stringify([{ ifname: 'eth0', mtu: 1500, link_type: 'ether', flags: ['UP', 'LOWER_UP'] }]));
-      if (command[0] !== 'iperf3' || command[1] !== '-c') return ok('');
-      const rate = bps * (1 + 0.002 * (host % 3));
-      return ok(JSON.stringify({ end: { sum_sent: { bytes: rate / 4, retransmits: 0 }, sum_received: { bits_per_second: rate } } }));
-    },
-  };
+  return scriptedLauncher(hostNames('b', n), (host, command) => {
+    if (command[0] === 'ip') return ok(linkJson(1500));
+    if (command[0] !== 'iperf3' || command[1] !== '-c') return ok('');
+    const rate = bps * (1 + 0.002 * (host % 3));
+    return ok(JSON.stringify({ end: { sum_sent: { bytes: rate / 4, retransmits: 0 }, sum_received: { bits_per_second: rate } } }));
+  });
 }
 
 const options = { tools: ['iperf3' as const], stages: ['preflight' as const, 'pairs' as const], pairing: 'circle' as const, seed: 1, budgetS: 60, iperfSeconds: 1, benchCommand: ['aifabric'] };

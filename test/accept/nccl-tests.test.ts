@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobArgv } from '../../src/accept/launchers.js';
-import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
+import { linkJson, ok, scriptedLauncher } from './scripted.js';
 import { ncclTestsArgv, NCCL_TESTS_ENV, readNcclTests } from '../../src/accept/tools.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nccl-tests');
@@ -41,22 +42,15 @@ describe('nccl-tests adapter', () => {
 });
 
 function scripted(names: string[], jobOutput: string | undefined, calls: string[][]): AcceptLauncher {
-  const hosts = names.map((name, k) => ({ name, address: `10.0.0.${k + 1}` }));
-  const ok = (stdout: string): Promise<LaunchResult> => Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
+  const launcher = scriptedLauncher(names, (_host, command) => ok(command[0] === 'ip' ? linkJson(4092, 'ib0', 'infiniband') : 'v'));
+  if (jobOutput === undefined) return launcher;
   return {
-    label: 'scripted',
-    hosts,
-    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
-    exec: (_host, command) => ok(command[0] === 'ip' ? JSON.stringify([{ ifname: 'ib0', mtu: 4092, link_type: 'infiniband', flags: ['UP', 'LOWER_UP'] }]) : 'v'),
-    ...(jobOutput !== undefined
-      ? {
-          job: (indexes: readonly number[], ranksPerHost: number, command: readonly string[]) => {
-            calls.push([String(indexes.length), String(ranksPerHost), ...command]);
-            return ok(jobOutput);
-          },
-          reproduceJob: (indexes: readonly number[], ranksPerHost: number, command: readonly string[]) => ['job', String(indexes.length), String(ranksPerHost), ...command],
-        }
-      : {}),
+    ...launcher,
+    job: (indexes, ranksPerHost, command) => {
+      calls.push([String(indexes.length), String(ranksPerHost), ...command]);
+      return ok(jobOutput);
+    },
+    reproduceJob: (indexes, ranksPerHost, command) => ['job', String(indexes.length), String(ranksPerHost), ...command],
   };
 }
 

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
+import { hostNames, linkJson, ok, scriptedLauncher } from './scripted.js';
 import { perftestClientArgv, perftestServerArgv, readPerftest } from '../../src/accept/tools.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/perftest');
@@ -37,29 +38,24 @@ function writeBwOutput(gbps: number): string {
   return fixture('perftest-issue273-ib_write_bw-postlist-roce-gbits.txt').replace(/^( 8\s+\d+\s+)0\.00(\s+)0\.48/m, `$1${gbps.toFixed(2)}$2${gbps.toFixed(2)}`);
 }
 
-function scriptedLauncher(n: number, railGbps: Record<string, number>, log: string[][]): AcceptLauncher {
-  const hosts = Array.from({ length: n }, (_, k) => ({ name: `r-h${k}`, address: `10.0.0.${k + 1}` }));
-  const ok = (stdout: string): Promise<LaunchResult> => Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
-  return {
-    label: 'scripted',
-    hosts,
-    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
-    exec: (host, command) => {
-      log.push([hosts[host]!.name, ...command]);
-      if (command[0] === 'ip') return ok(JSON.stringify([{ ifname: 'eth0', mtu: 9000, link_type: 'ether', flags: ['UP', 'LOWER_UP'] }]));
-      if (command.includes('--version')) return ok('v');
-      const hca = command[command.indexOf('-d') + 1]!;
-      // The server prints its own copy; the client (the argv ending in the server's address) is read.
-      const isClient = command[command.length - 1]!.startsWith('10.0.0.');
-      return ok(isClient ? writeBwOutput((railGbps[hca] ?? 0) * (0.97 + 0.004 * (host % 3))) : '');
-    },
-  };
+function railLauncher(n: number, railGbps: Record<string, number>, log: string[][]): AcceptLauncher {
+  const names = hostNames('r', n);
+  return scriptedLauncher(names, (host, command) => {
+    log.push([names[host]!, ...command]);
+    if (command[0] === 'ip') return ok(linkJson(9000));
+    if (command.includes('--version')) return ok('v');
+    if (command[0] !== 'ib_write_bw') return ok('');
+    const hca = command[command.indexOf('-d') + 1]!;
+    // The server prints its own copy; the client (the argv ending in the server's address) is read.
+    const isClient = command[command.length - 1]!.startsWith('10.9.0.');
+    return ok(isClient ? writeBwOutput((railGbps[hca] ?? 0) * (0.97 + 0.004 * (host % 3))) : '');
+  });
 }
 
 describe('accept with perftest over four rails', () => {
   it('a rail whose every pair is slow is the culprit, a rail, and no node is blamed', async () => {
     const log: string[][] = [];
-    const launcher = scriptedLauncher(6, { mlx5_0: 195, mlx5_1: 194, mlx5_2: 48, mlx5_3: 195 }, log);
+    const launcher = railLauncher(6, { mlx5_0: 195, mlx5_1: 194, mlx5_2: 48, mlx5_3: 195 }, log);
     const result = await runAcceptance(launcher, { portRateBps: 200e9 }, {
       tools: ['perftest'],
       stages: ['preflight', 'pairs'],

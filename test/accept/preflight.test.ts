@@ -5,7 +5,8 @@
  * a warning culprit. Scripted hosts answer as Linux prints.
  */
 import { describe, expect, it } from 'vitest';
-import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
+import { linkJson, ok, scriptedLauncher } from './scripted.js';
 import { readClock, readMemlock, readShmBytes } from '../../src/accept/tools.js';
 
 interface HostLimits {
@@ -15,21 +16,15 @@ interface HostLimits {
 }
 
 function limitsLauncher(limits: Record<string, HostLimits>): AcceptLauncher {
-  const hosts = Object.keys(limits).map((name, k) => ({ name, address: `10.2.0.${k + 1}` }));
-  const ok = (stdout: string): Promise<LaunchResult> => Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
-  return {
-    label: 'scripted',
-    hosts,
-    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
-    exec: (host, command) => {
-      const mine = limits[hosts[host]!.name]!;
-      if (command[0] === 'ip') return ok(JSON.stringify([{ ifname: 'eth0', mtu: 9000, link_type: 'ether', flags: ['UP', 'LOWER_UP'] }]));
-      if (command[0] === 'sh' && command[2] === 'ulimit -l') return ok(`${mine.memlock ?? 'unlimited'}\n`);
-      if (command[0] === 'df') return ok(`Filesystem     1024-blocks  Used Available Capacity Mounted on\nshm              ${mine.shmKiB ?? 16777216}     0  ${mine.shmKiB ?? 16777216}       0% /dev/shm\n`);
-      if (command[0] === 'date') return ok(`${(Date.now() / 1000 + (mine.clockOffsetS ?? 0)).toFixed(9)}\n`);
-      return ok('v');
-    },
-  };
+  const names = Object.keys(limits);
+  return scriptedLauncher(names, (host, command) => {
+    const mine = limits[names[host]!]!;
+    if (command[0] === 'ip') return ok(linkJson(9000));
+    if (command[0] === 'sh' && command[2] === 'ulimit -l') return ok(`${mine.memlock ?? 'unlimited'}\n`);
+    if (command[0] === 'df') return ok(`Filesystem     1024-blocks  Used Available Capacity Mounted on\nshm              ${mine.shmKiB ?? 16777216}     0  ${mine.shmKiB ?? 16777216}       0% /dev/shm\n`);
+    if (command[0] === 'date') return ok(`${(Date.now() / 1000 + (mine.clockOffsetS ?? 0)).toFixed(9)}\n`);
+    return ok('v');
+  });
 }
 
 const base = { pairing: 'circle' as const, seed: 1, budgetS: 60, iperfSeconds: 1, benchCommand: ['aifabric'], stages: ['preflight' as const] };

@@ -5,27 +5,22 @@
  * matrix beside the culprit finding.
  */
 import { describe, expect, it } from 'vitest';
-import { runAcceptance, type AcceptLauncher, type LaunchResult } from '../../src/accept/index.js';
+import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
+import { hostNames, linkJson, ok, scriptedLauncher } from '../accept/scripted.js';
 import { acceptPairCharts, renderChartSvg } from '../../src/report/charts/index.js';
 import { toReportItems } from '../../src/report/data/report-item.js';
 import { renderReport } from '../../src/report/index.js';
 
 function iperfLauncher(n: number, slow: string): AcceptLauncher {
-  const hosts = Array.from({ length: n }, (_, k) => ({ name: `p-h${k}`, address: `10.1.0.${k + 1}` }));
-  const byAddress = new Map(hosts.map((host) => [host.address, host.name]));
-  const ok = (stdout: string): Promise<LaunchResult> => Promise.resolve({ exitCode: 0, stdout, stderr: '', timedOut: false, wallS: 0.01 });
-  return {
-    label: 'scripted',
-    hosts,
-    reproduce: (host, command) => ['on', hosts[host]!.name, ...command],
-    exec: (host, command) => {
-      if (command[0] === 'ip') return ok(JSON.stringify([{ ifname: 'eth0', mtu: 1500, link_type: 'ether', flags: ['UP', 'LOWER_UP'] }]));
-      if (command[0] !== 'iperf3' || command[1] !== '-c') return ok('');
-      const pair = [hosts[host]!.name, byAddress.get(command[2]!)!];
-      const bps = pair.includes(slow) ? 24e6 : 95e6 + 1e5 * host;
-      return ok(JSON.stringify({ end: { sum_sent: { bytes: bps / 4, retransmits: 0 }, sum_received: { bits_per_second: bps } } }));
-    },
-  };
+  const names = hostNames('p', n);
+  const byAddress = new Map(names.map((name, k) => [`10.9.0.${k + 1}`, name]));
+  return scriptedLauncher(names, (host, command) => {
+    if (command[0] === 'ip') return ok(linkJson(1500));
+    if (command[0] !== 'iperf3' || command[1] !== '-c') return ok('');
+    const pair = [names[host]!, byAddress.get(command[2]!)!];
+    const bps = pair.includes(slow) ? 24e6 : 95e6 + 1e5 * host;
+    return ok(JSON.stringify({ end: { sum_sent: { bytes: bps / 4, retransmits: 0 }, sum_received: { bits_per_second: bps } } }));
+  });
 }
 
 describe('accept pair matrix', () => {
