@@ -20,7 +20,7 @@ import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type 
 import { localise } from './localise.js';
 import { IPERF3_PAIR, LOSSY_RETRANSMITS_PER_MB, pairsStage, perftestPair } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
-import { benchTcpArgv, CLOCK_ARGV, firstLine, MAX_CLOCK_OFFSET_S, MEMLOCK_ARGV, MIN_SHM_BYTES, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readClock, readMemlock, readNcclTests, readShmBytes, SHM_ARGV, TCP_GOODPUT_1500 } from './tools.js';
+import { benchTcpArgv, checkLiveArgv, CLOCK_ARGV, firstLine, MAX_CLOCK_OFFSET_S, MEMLOCK_ARGV, MIN_SHM_BYTES, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readClock, readMemlock, readCheckLive, readNcclTests, readShmBytes, SHM_ARGV, TCP_GOODPUT_1500 } from './tools.js';
 import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
 
 export interface AcceptHost {
@@ -147,6 +147,8 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
           const result = await launcher.exec(index, argv, { timeoutS: 10 });
           if (result.exitCode !== 0) missing.push(tool === 'iperf3' ? 'iperf3' : tool === 'perftest' ? 'ib_write_bw (perftest)' : 'aifabric');
         }
+        // The acceptance checklist on what the host shows, where aifabric is there to run it.
+        const live = options.tools.includes('bench-tcp') ? readCheckLive((await launcher.exec(index, checkLiveArgv(options.benchCommand), { timeoutS: 60 })).stdout) : [];
         const memlock = await launcher.exec(index, MEMLOCK_ARGV, { timeoutS: 10 });
         const shm = await launcher.exec(index, SHM_ARGV, { timeoutS: 10 });
         // The host's clock against ours at the middle of the launch's round trip.
@@ -157,6 +159,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
         return {
           link,
           missing,
+          live,
           mtus: interfaceMtus(link.stdout),
           memlockBytes: memlock.exitCode === 0 ? readMemlock(memlock.stdout) : null,
           shmBytes: shm.exitCode === 0 ? readShmBytes(shm.stdout) : null,
@@ -182,6 +185,12 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       if (check.shmBytes !== null && check.shmBytes < MIN_SHM_BYTES) limits.push(`/dev/shm ${(check.shmBytes / 2 ** 20).toFixed(0)} MiB (NCCL's shared-memory transport: at least 1 GiB, --shm-size=1g)`);
       if (rdma) problems.push(...limits);
       else for (const limit of limits) warnings.push(`${host}: ${limit}; not a problem for iperf3 and bench tcp`);
+      // check --live's errors: RDMA ones (ports, GIDs, GPUDirect, PFC/ECN) only count when an RDMA tool runs.
+      for (const finding of check.live) {
+        const line = `check --live ${finding.ruleId}: ${finding.message}`;
+        if (finding.rdma && !rdma) warnings.push(`${host}: ${line}; not a problem for iperf3 and bench tcp`);
+        else problems.push(line);
+      }
       const clock = check.clockOffsetS;
       if (clock !== null && Math.abs(clock.offset) - clock.uncertainty > MAX_CLOCK_OFFSET_S) {
         clockSkewed.push(host);
@@ -198,8 +207,8 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       runs.push({ stage: 'preflight', tool: options.tools[0] ?? 'iperf3', hosts: [host], argv, exitCode: check.link.exitCode, wallS: check.link.wallS, measured: mtu ?? null, expected: fleetMtu, unit: 'rateGbps', verdict });
       if (verdict !== 'pass') hostOutcomes.push({ host, verdict, argv, detail: problems.join('; ') });
     });
-    // Per host: the link listing, each tool's version, memlock, /dev/shm and the clock.
-    stages.push({ name: 'preflight', runs: hosts.length * (4 + tools.length) });
+    // Per host: the link listing, each tool's version, check --live (with aifabric there), memlock, /dev/shm and the clock.
+    stages.push({ name: 'preflight', runs: hosts.length * (4 + tools.length + (options.tools.includes('bench-tcp') ? 1 : 0)) });
   };
 
   /** One bench tcp all_reduce over `set`; pass when it is correct and at least slowFraction of the expectation. */

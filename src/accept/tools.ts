@@ -211,3 +211,35 @@ export function readClock(stdout: string): number | null {
   const text = stdout.trim();
   return /^\d+(\.\d+)?$/.test(text) ? Number(text) : null;
 }
+
+/** `aifabric check --live --json` on a host: the acceptance checklist over what the host shows. */
+export function checkLiveArgv(benchCommand: readonly string[]): string[] {
+  return [...benchCommand, 'check', '--live', '--json'];
+}
+
+/** Check families that concern RDMA (ports, GIDs, GPUDirect, PFC/ECN): judged only when an RDMA tool runs. */
+const RDMA_FAMILIES = new Set(['rdma', 'gdr', 'lossless']);
+
+export interface LiveFinding {
+  ruleId: string;
+  message: string;
+  /** Whether it concerns RDMA (rdma, gdr, lossless families). */
+  rdma: boolean;
+}
+
+/** The error findings of a `check --live --json` envelope; an unreadable output gives none. */
+export function readCheckLive(stdout: string): LiveFinding[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    return [];
+  }
+  const findings = (parsed as { findings?: unknown }).findings;
+  if (!Array.isArray(findings)) return [];
+  return findings.flatMap((finding): LiveFinding[] => {
+    const f = finding as { severity?: unknown; ruleId?: unknown; message?: unknown; family?: unknown };
+    if (f.severity !== 'error' || typeof f.ruleId !== 'string') return [];
+    return [{ ruleId: f.ruleId, message: typeof f.message === 'string' ? f.message : '', rdma: typeof f.family === 'string' && RDMA_FAMILIES.has(f.family) }];
+  });
+}

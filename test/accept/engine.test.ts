@@ -75,7 +75,7 @@ describe('runAcceptance, scripted hosts', () => {
     const result = await runAcceptance(fakeLauncher(6, {}, log), { portRateBps: RATE_BPS }, options);
     expect(result.kind).toBe('accept');
     expect(result.metrics.culprits).toEqual([]);
-    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 36 }, { name: 'pairs', runs: 15 }, { name: 'full', runs: 1 }]);
+    expect(result.metrics.stages).toEqual([{ name: 'preflight', runs: 42 }, { name: 'pairs', runs: 15 }, { name: 'full', runs: 1 }]);
     const client = log.find((entry) => entry[1] === 'iperf3' && entry[2] === '-c')!;
     expect(client.slice(1)).toEqual(['iperf3', '-c', expect.stringMatching(/^10\.99\.0\.\d$/), '-B', expect.stringMatching(/^10\.99\.0\.\d$/), '-p', expect.stringMatching(/^\d+$/), '-t', '2', '-J']);
     const bench = log.find((entry) => entry.includes('bench'))!;
@@ -147,7 +147,7 @@ describe('the text table', () => {
     expect(slow.metrics.culprits.map((c) => [c.kind, c.id])).toEqual([['node', 't-h4']]);
     expect(slow.metrics.culprits[0]!.evidence.join('\n')).toContain('a straggler: bench tcp --np 2 on the host alone reached 0.170 GB/s');
     // 7 hosts twice (each keeps its better run), and two more runs of the suspect (it stays slow).
-    expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 35 }, { name: 'node', runs: 16 }]);
+    expect(slow.metrics.stages).toEqual([{ name: 'preflight', runs: 42 }, { name: 'node', runs: 16 }]);
     const nodeRuns = log.filter((entry) => entry.includes('--np'));
     expect(nodeRuns[0]).toEqual(['t-h0', 'aifabric', 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(8 << 20), '-e', String(8 << 20), '-n', '10', '-w', '2', '--settle', '300ms', '-c', '1', '--timeout', '60', '--json']);
 

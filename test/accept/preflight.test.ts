@@ -10,6 +10,8 @@ import { linkJson, ok, scriptedLauncher } from './scripted.js';
 import { readClock, readMemlock, readShmBytes } from '../../src/accept/tools.js';
 
 interface HostLimits {
+  /** Error findings `check --live --json` reports on the host: [family, ruleId]. */
+  live?: [string, string][];
   memlock?: string;
   shmKiB?: number;
   clockOffsetS?: number;
@@ -22,6 +24,10 @@ function limitsLauncher(limits: Record<string, HostLimits>): AcceptLauncher {
     if (command[0] === 'ip') return ok(linkJson(9000));
     if (command[0] === 'sh' && command[2] === 'ulimit -l') return ok(`${mine.memlock ?? 'unlimited'}\n`);
     if (command[0] === 'df') return ok(`Filesystem     1024-blocks  Used Available Capacity Mounted on\nshm              ${mine.shmKiB ?? 16777216}     0  ${mine.shmKiB ?? 16777216}       0% /dev/shm\n`);
+    if (command.includes('check') && command.includes('--live')) {
+      const findings = (mine.live ?? []).map(([family, ruleId]) => ({ severity: 'error', family, ruleId, message: `${ruleId} failed` }));
+      return ok(JSON.stringify({ kind: 'check', findings: [...findings, { severity: 'warn', family: 'virt', ruleId: 'virt.hypervisor', message: 'a VM' }] }));
+    }
     if (command[0] === 'date') return ok(`${(Date.now() / 1000 + (mine.clockOffsetS ?? 0)).toFixed(9)}\n`);
     return ok('v');
   });
@@ -59,5 +65,16 @@ describe('preflight limits', () => {
     const result = await runAcceptance(limitsLauncher({ g1: {}, g2: { memlock: '64' }, g3: { shmKiB: 65536 } }), { portRateBps: 100e9 }, { ...base, tools: ['iperf3'] });
     expect(result.metrics.culprits).toEqual([]);
     expect(result.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^g2: ulimit -l 64 KiB/), expect.stringMatching(/^g3: \/dev\/shm 64 MiB/)]));
+  });
+
+  it("check --live's errors on a host: a TCP one fails it; an RDMA one, with TCP tools alone, is a warning; its warnings are not culprits", async () => {
+    const result = await runAcceptance(
+      limitsLauncher({ g1: {}, g2: { live: [['tcp', 'tcp.rmem']] }, g3: { live: [['rdma', 'rdma.gid-index']] } }),
+      { portRateBps: 100e9 },
+      { ...base, tools: ['bench-tcp'] },
+    );
+    expect(result.metrics.culprits.map((c) => [c.kind, c.id])).toEqual([['node', 'g2']]);
+    expect(result.metrics.culprits[0]!.evidence.join('\n')).toContain('check --live tcp.rmem: tcp.rmem failed');
+    expect(result.warnings).toContain('g3: check --live rdma.gid-index: rdma.gid-index failed; not a problem for iperf3 and bench tcp');
   });
 });
