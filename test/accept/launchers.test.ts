@@ -66,6 +66,13 @@ describe.skipIf(!haveCli)('accept on real hosts', () => {
     expectHealthyNode(run, process.execPath);
   }, 100_000);
 
+  it('--cluster gives the port rate (the fabric preset of the cluster file)', async () => {
+    const run = await runCli(['accept', '--launcher', 'local', '--hosts', host, '--cluster', 'examples/clusters/h100-roce-16nodes.yaml', '--stages', 'preflight', '--tools', 'iperf3', '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { inputs: { portRateBps: number } }).inputs.portRateBps).toBe(400e9);
+  }, 30_000);
+
   it.skipIf(!which('mpirun'))('--launcher mpirun: each run is mpirun -np 1 --host HOST; the full stage\'s ranks take the rank accept gives them, not mpirun\'s', async () => {
     const run = await runCli(['accept', '--launcher', 'mpirun', '--hosts', 'localhost', ...stagesArgs], { timeoutMs: 90_000 });
     expectHealthyNode(run, 'mpirun');
@@ -119,7 +126,9 @@ describe.skipIf(!haveCli)('accept on real hosts', () => {
   it('bad input exits 2 with one line; no host answering exits 3', async () => {
     const cases: [string[], string][] = [
       [['--testbed', 'x', '--hosts', 'a'], 'aifabric: give the hosts one way: --testbed or --hosts'],
-      [['--hosts', 'a,b'], 'aifabric: accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit) or --fabric PRESET'],
+      [['--hosts', 'a,b'], 'aifabric: accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit), --fabric PRESET or --cluster FILE'],
+      [['--hosts', 'a,b', '--fabric', 'roce-400g', '--cluster', 'examples/clusters/h100-roce-16nodes.yaml'], 'aifabric: give the port rate one way: --fabric or --cluster'],
+      [['--hosts', 'a,b', '--cluster', 'no-such-cluster.yaml'], 'no-such-cluster.yaml'],
       [['--hosts', 'a,b', '--launcher', 'local', '--port-rate', '1gbit'], 'aifabric: --launcher local runs on this machine only: give one host, not 2'],
       [['--hosts', 'node[01-02]', '--port-rate', 'fast'], 'aifabric: invalid rate for --port-rate: "fast"'],
     ];

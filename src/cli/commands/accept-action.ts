@@ -6,6 +6,7 @@ import { parseRate } from '../../core/units.js';
 import { refuseNewCapturedRuns, signalCapturedRuns } from '../../core/index.js';
 import { readInputFile } from '../../core/read-input.js';
 import { getFabricPreset } from '../../spec/presets/index.js';
+import { loadClusterFile } from '../../spec/load.js';
 import { predictCollective } from '../../model/index.js';
 import { getRun, listRuns, parseRunId, resolveDbPath } from '../../store/index.js';
 import {
@@ -33,10 +34,11 @@ export interface AcceptCommandOptions {
   launcher: 'auto' | 'testbed' | 'ssh' | 'srun' | 'mpirun' | 'local';
   portRate?: string;
   fabric?: string;
+  cluster?: string;
   aifabricCommand?: string;
   hcas?: string[];
   gidIndex?: number;
-  gpusPerNode: number;
+  gpusPerNode?: number;
   nicsPerNode?: number;
   baseline?: string;
   ncclTestsDir?: string;
@@ -60,14 +62,17 @@ export interface AcceptCommandOptions {
  * Where the runs go: a testbed, or real hosts (from --hosts, --hostfile or the Slurm allocation)
  * through ssh, srun, mpirun or this machine, with the port rate they are judged against.
  */
-async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation; remote: boolean }> {
+/** GPUs (nccl-tests ranks) per host when neither the flag nor a cluster file says: an HGX/DGX node. */
+const DEFAULT_GPUS_PER_NODE = 8;
+
+async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation; remote: boolean; gpusPerNode: number }> {
   const sources = [options.testbed !== undefined && '--testbed', options.hosts !== undefined && '--hosts', options.hostfile !== undefined && '--hostfile'].filter(Boolean);
   if (sources.length > 1) throw new UsageError(`give the hosts one way: ${sources.join(' or ')}`);
   if (options.testbed !== undefined || options.launcher === 'testbed') {
     if (options.testbed === undefined) throw new UsageError('--launcher testbed needs --testbed NAME');
     if (options.launcher !== 'auto' && options.launcher !== 'testbed') throw new UsageError(`--testbed runs through the testbed's namespaces, not --launcher ${options.launcher}`);
-    if (options.portRate !== undefined || options.fabric !== undefined) throw new UsageError("--testbed takes the port rate from the testbed itself; drop --port-rate / --fabric");
-    return { ...(await testbedLauncher(options.testbed)), remote: false };
+    if (options.portRate !== undefined || options.fabric !== undefined || options.cluster !== undefined) throw new UsageError('--testbed takes the port rate from the testbed itself; drop --port-rate / --fabric / --cluster');
+    return { ...(await testbedLauncher(options.testbed)), remote: false, gpusPerNode: options.gpusPerNode ?? DEFAULT_GPUS_PER_NODE };
   }
   const slurmNodes = process.env.SLURM_JOB_NODELIST?.trim();
   let names: string[];
@@ -77,22 +82,34 @@ async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher
   else throw new UsageError('accept needs hosts: --testbed NAME, --hosts LIST, --hostfile FILE, or a Slurm allocation (SLURM_JOB_NODELIST)');
   if (names.length === 0) throw new UsageError('--hosts: no host given');
   const kind = options.launcher !== 'auto' ? options.launcher : process.env.SLURM_JOB_ID ? 'srun' : options.hostfile !== undefined ? 'mpirun' : 'ssh';
-  if (options.portRate !== undefined && options.fabric !== undefined) throw new UsageError('give the port rate one way: --port-rate or --fabric');
-  const preset = options.fabric !== undefined ? getFabricPreset(options.fabric) : undefined;
-  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : preset !== undefined ? preset.lineRateGbps * 1e9 : undefined;
-  if (portRateBps === undefined || !(portRateBps > 0)) throw new UsageError('accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit) or --fabric PRESET');
+  const ways = [options.portRate !== undefined && '--port-rate', options.fabric !== undefined && '--fabric', options.cluster !== undefined && '--cluster'].filter(Boolean);
+  if (ways.length > 1) throw new UsageError(`give the port rate one way: ${ways.join(' or ')}`);
+  const cluster = options.cluster !== undefined ? loadClusterFile(options.cluster) : undefined;
+  const fabric = cluster?.fabric ?? (options.fabric !== undefined ? getFabricPreset(options.fabric) : undefined);
+  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : (cluster?.bandwidthBps ?? (fabric !== undefined ? fabric.lineRateGbps * 1e9 : undefined));
+  if (portRateBps === undefined || !(portRateBps > 0)) throw new UsageError('accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit), --fabric PRESET or --cluster FILE');
   // The address a tool dials is the name the launcher knows (a host file's user@ is ssh's business).
   const hosts = names.map((name) => ({ name, address: name.replace(/^[^@]*@/, '') }));
   const problem = launcherProblem(kind, hosts);
   if (problem) throw new UsageError(problem);
   // nccl-tests: what NCCL should use and reach on this fabric, from the preset and the model.
-  const nccl = preset !== undefined && options.tools.includes('nccl-tests')
+  // A cluster file's GPUs and NICs per node stand unless the flags say otherwise.
+  const gpusPerNode = options.gpusPerNode ?? cluster?.gpusPerNode ?? DEFAULT_GPUS_PER_NODE;
+  const nccl = fabric !== undefined && options.tools.includes('nccl-tests')
     ? {
-        ncclNet: preset.ncclNet,
-        ncclBusbwGBps: predictCollective({ op: 'all_reduce', nodes: hosts.length, gpusPerNode: options.gpusPerNode, nicsPerNode: options.nicsPerNode ?? options.gpusPerNode, fabric: preset.id, sizeBytes: 1 << 30 }).busbwGBps,
+        ncclNet: fabric.ncclNet,
+        ncclBusbwGBps: predictCollective({
+          op: 'all_reduce',
+          nodes: hosts.length,
+          gpusPerNode,
+          nicsPerNode: options.nicsPerNode ?? cluster?.nicsPerNode ?? gpusPerNode,
+          fabric,
+          ...(cluster ? { gpu: cluster.gpu, ...(cluster.ncclVersion !== undefined ? { ncclVersion: cluster.ncclVersion } : {}), ...(cluster.bandwidthBps !== undefined ? { bandwidthBps: cluster.bandwidthBps } : {}) } : {}),
+          sizeBytes: 1 << 30,
+        }).busbwGBps,
       }
     : {};
-  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local' };
+  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local', gpusPerNode };
 }
 
 /** A stored accept run (`--baseline ID|latest`) as the engine compares with it. */
@@ -116,7 +133,7 @@ const STOP_GRACE_MS = 2000;
  * exits 128 + the signal without a result.
  */
 export async function runAcceptCommand(options: AcceptCommandOptions): Promise<void> {
-  const { launcher, expectation, remote } = await chooseLauncher(options);
+  const { launcher, expectation, remote, gpusPerNode } = await chooseLauncher(options);
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => (): void => {
     interrupted ??= signal;
@@ -129,7 +146,7 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   try {
-    await runAndReport(options, launcher, expectation, remote, () => interrupted !== undefined);
+    await runAndReport({ ...options, gpusPerNode }, launcher, expectation, remote, () => interrupted !== undefined);
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
