@@ -32,7 +32,8 @@ export {
   type LocaliseTrailEntry,
 } from './localise.js';
 export { LOSSY_RETRANSMITS_PER_MB } from './pairs-stage.js';
-export { runAcceptance, interfaceMtus, type AcceptExpectation, type AcceptHost, type AcceptLauncher, type AcceptOptions, type LaunchResult } from './engine.js';
+export { interfaceMtus } from './preflight-stage.js';
+export { runAcceptance, type AcceptExpectation, type AcceptHost, type AcceptLauncher, type AcceptOptions, type LaunchResult } from './engine.js';
 export { testbedLauncher } from './testbed-launcher.js';
 export { launcherArgv, launcherProblem, remoteLauncher, type RemoteLauncherKind } from './launchers.js';
 export { readBenchTcpJson, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';
