@@ -97,6 +97,10 @@ export abstract class PacketNetwork {
   /** 1 while a storming NIC holds the switch port towards it paused. */
   private readonly stormHeld: Uint8Array;
   readonly pauseStorms: PauseStormRecord[] = [];
+  /** Per link, the probability that a packet is lost on it; null while no link is lossy. */
+  private lossProbability: Float64Array | null = null;
+  /** Packets lost on lossy links (also counted in `drops` and `dropsByLink`). */
+  randomDrops = 0;
 
   constructor(
     readonly topology: Topology,
@@ -140,6 +144,18 @@ export abstract class PacketNetwork {
     this.ecnOn = bufferConfig.ecn !== null;
     this.stormed = new Uint8Array(n);
     this.stormHeld = new Uint8Array(n);
+  }
+
+  /**
+   * Every packet on the cable between `host` and its switch, both directions, is lost with
+   * probability `loss`, drawn from the run's seeded generator (no draw on a link that loses nothing,
+   * so scenarios without loss keep their random sequence).
+   */
+  setHostPortLoss(host: number, loss: number): void {
+    const probability = (this.lossProbability ??= new Float64Array(this.linkFrom.length));
+    for (let link = 0; link < this.linkFrom.length; link++) {
+      if (this.linkFrom[link] === host || this.linkTo[link] === host) probability[link] = loss;
+    }
   }
 
   /**
@@ -371,6 +387,17 @@ export abstract class PacketNetwork {
     const route = isData ? conn.forward : conn.reverse;
     const hop = pool.hop[p] as number;
     const link = route[hop] as number;
+    const lossy = this.lossProbability;
+    if (lossy !== null) {
+      const loss = lossy[link] as number;
+      if (loss > 0 && this.rng.next() < loss) {
+        this.drops++;
+        this.randomDrops++;
+        this.dropsByLink[link] = (this.dropsByLink[link] as number) + 1;
+        pool.free(p);
+        return;
+      }
+    }
     const node = this.linkTo[link] as number;
     if (this.isHost[node] === 1) {
       if (isData) conn.onData(p);

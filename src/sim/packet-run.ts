@@ -156,6 +156,7 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
     }, listener);
   const workloads = buildWorkloads(planWorkloads(scenario, topology.hostCount, seed));
   for (const workload of workloads) workload.start(sim, connect);
+  for (const fault of scenario.faults ?? []) sim.setHostPortLoss(fault.host, fault.loss);
   for (const storm of scenario.pauseStorms ?? []) {
     const startPs = Math.round(storm.start * 1e12);
     sim.addPauseStorm(storm.host, startPs, storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12));

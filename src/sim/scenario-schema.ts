@@ -254,6 +254,18 @@ const pauseStormSchema = z
   })
   .strict();
 
+/**
+ * A fault on one host's port, as `aifabric testbed --fault hK:loss=P` makes it on the emulated
+ * fabric: each packet crossing the cable between the host and its switch, in either direction
+ * (data and ACKs alike), is lost with probability `loss`, independently (a bad cable or optic).
+ */
+const faultSchema = z
+  .object({
+    host: hostIndex,
+    loss: z.number().min(0).lt(1),
+  })
+  .strict();
+
 export const scenarioSchema = z
   .object({
     name: z.string().min(1),
@@ -265,6 +277,8 @@ export const scenarioSchema = z
     workloads: z.array(workloadSchema).min(1),
     /** Host NICs that send PAUSE without end (a stuck receive pipeline, Guo et al., SIGCOMM 2016, section 4.3). */
     pauseStorms: z.array(pauseStormSchema).optional(),
+    /** Random loss on host ports (packet mode only). */
+    faults: z.array(faultSchema).optional(),
     sim: z
       .object({ maxTime: durationField.default(60), sampleInterval: durationField.default(1e-6) })
       .strict()

@@ -161,6 +161,10 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
     }
   }
   if (scenario.switch.pfc?.watchdog && !pfc?.enabled) fail(['switch', 'pfc', 'watchdog'], 'a PFC watchdog needs PFC enabled');
+  scenario.faults?.forEach((fault, i) => {
+    checkHost(['faults', i, 'host'], fault.host);
+    if ((options.mode ?? 'packet') === 'fluid' && fault.loss > 0) fail(['faults', i, 'loss'], 'random loss needs packet mode: fluid flows lose no packets');
+  });
   scenario.pauseStorms?.forEach((storm, i) => {
     checkHost(['pauseStorms', i, 'host'], storm.host);
     if (!pfc?.enabled) fail(['pauseStorms', i], 'a pause storm needs PFC (switch.pfc): without it the switch ignores PAUSE');
