@@ -1,7 +1,8 @@
 /**
  * The simulator's side of `testbed incast --compare-sim`: the same incast as a star scenario in
  * packet mode, given the testbed's settings rather than the simulator's defaults: its port rate and
- * bfifo bytes, its segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP
+ * bfifo bytes, its ports' htb token buckets (a packet after idle leaves at once), its unshaped host
+ * side (veth speed), its segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP
  * timestamps, the congestion control set in its namespaces, the kernel's delayed and quick ACKs, and
  * a cable delay from the kernel's own minimum RTT on the testbed.
  */
@@ -31,6 +32,12 @@ export const SIM_SEEDS = [1, 2, 3] as const;
  * minimum RTT) the path gets this one, the delay of examples/scenarios/incast-tcp.yaml.
  */
 const FALLBACK_LINK_DELAY_S = 10e-6;
+/**
+ * The hosts' side of each cable: a host's veth is not shaped (only the switch port's egress is,
+ * src/testbed/port.ts), so the kernel hands it packets as fast as the CPU goes; the simulator gets
+ * the speed a veth reports, 10 Gb/s (drivers/net/veth.c veth_get_link_ksettings: SPEED_10000).
+ */
+const VETH_SPEED_BPS = 10e9;
 /** Queue sampling: 1 ms is plenty for a goodput comparison and keeps long collapsed runs cheap. */
 const SAMPLE_INTERVAL_S = 1e-3;
 
@@ -38,6 +45,8 @@ export type IncastCc = 'reno' | 'cubic' | 'bbr';
 
 export interface IncastSimSettings {
   rateBps: number;
+  /** Host to switch: the veth's speed (or the port rate, if slower). */
+  uplinkRateBps: number;
   bufferBytes: number;
   blockBytes: number;
   rounds: number;
@@ -57,6 +66,7 @@ export interface IncastSimSettings {
 export function incastSimSettings(options: { rateBps: number; bufferBytes: number; blockBytes: number; rounds: number; cc: IncastCc; minRttUs: number | null }): IncastSimSettings {
   return {
     rateBps: options.rateBps,
+    uplinkRateBps: Math.max(options.rateBps, VETH_SPEED_BPS),
     bufferBytes: options.bufferBytes,
     blockBytes: options.blockBytes,
     rounds: options.rounds,
@@ -80,7 +90,7 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
   const seconds = (value: number): string => `${value}s`;
   return scenarioSchema.parse({
     name: `testbed-incast-${senders}`,
-    topology: { kind: 'star', hosts: senders + 1, linkRate: `${settings.rateBps}bps`, linkDelay: seconds(settings.linkDelayS) },
+    topology: { kind: 'star', hosts: senders + 1, linkRate: `${settings.rateBps}bps`, uplinkRate: `${settings.uplinkRateBps}bps`, ports: 'htb', linkDelay: seconds(settings.linkDelayS) },
     switch: { buffer: String(settings.bufferBytes), sharing: 'static' },
     transport: {
       kind: 'tcp',

@@ -76,7 +76,7 @@ describe.skipIf(!canNetns || !haveCli)('testbed incast (root)', () => {
     expect(result.metrics.singleSender.fractionOfRate).toBeCloseTo(result.metrics.singleSender.goodputGbps / 0.1, 12);
     expect(result.metrics.loadAverageBefore).toHaveLength(3);
     expect(result.metrics.loadAverageAfter).toHaveLength(3);
-    expect(result.metrics.sim).toMatchObject({ cc: 'reno', mssBytes: 1448, tsoSegments: 4, ackEvery: 2, seeds: [1, 2, 3] });
+    expect(result.metrics.sim).toMatchObject({ cc: 'reno', mssBytes: 1448, tsoSegments: 4, ackEvery: 2, uplinkRateBps: 10e9, seeds: [1, 2, 3] });
     expect(result.series[0].points.map((p: { source: string }) => p.source)).toEqual(['measured', 'simulated']);
     expect(await leftovers()).toEqual([]);
     expect(existsSync(join(stateDir(), `${NAME}.json`))).toBe(false);
