@@ -65,6 +65,8 @@ export abstract class PacketNetwork {
   private readonly delayPs: Float64Array;
   /** End of the transmission in progress (the port is free from then on). */
   private readonly busyUntil: Float64Array;
+  /** 1 for a token-bucket port (TopoLink.chargedAfter): a packet travels at once, its time is charged to the next. */
+  private readonly chargedAfter: Uint8Array;
   /** 1 while an end-of-transmission event is pending: it will pick the port's next packet. */
   private readonly txPending: Uint8Array;
   private readonly queues: PortQueues;
@@ -116,6 +118,7 @@ export abstract class PacketNetwork {
     this.delayPs = new Float64Array(n);
     this.txPending = new Uint8Array(n);
     this.busyUntil = new Float64Array(n);
+    this.chargedAfter = new Uint8Array(n);
     this.queues = new PortQueues(this.pool, n);
     this.paused = new Uint8Array(n);
     this.pauseStart = new Float64Array(n);
@@ -128,6 +131,7 @@ export abstract class PacketNetwork {
       this.linkTo[link.id] = link.to;
       this.psPerByte[link.id] = 8e12 / link.rateBps;
       this.delayPs[link.id] = Math.round(link.delayNs * 1000);
+      if (link.chargedAfter) this.chargedAfter[link.id] = 1;
     }
     const nodes = topology.nodes.length;
     this.isHost = new Uint8Array(nodes);
@@ -337,7 +341,9 @@ export abstract class PacketNetwork {
     const end = this.now + Math.ceil((this.pool.wire[p] as number) * (this.psPerByte[link] as number));
     this.packetHops++;
     this.busyUntil[link] = end;
-    this.schedule(end + (this.delayPs[link] as number), EV_ARRIVE, p);
+    // htb (sch_htb.c): a class with tokens dequeues the packet now and is charged its length after.
+    const departs = this.chargedAfter[link] === 1 ? this.now : end;
+    this.schedule(departs + (this.delayPs[link] as number), EV_ARRIVE, p);
     // Look again at the end only if something is waiting (a host may have more to pull).
     if (this.isHost[from] === 1 || queues.hasWaiting(link)) {
       this.txPending[link] = 1;

@@ -37,7 +37,27 @@ const hostIndex = z.number().int().nonnegative();
 const linkFields = { linkRate: rateField, linkDelay: durationOrZeroField.default(1e-6) };
 
 const topologySchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('star'), hosts: count, ...linkFields }).strict(),
+  z
+    .object({
+      kind: z.literal('star'),
+      hosts: count,
+      ...linkFields,
+      /**
+       * Rate of each host's link towards the switch, when it differs from linkRate (the switch's
+       * ports towards the hosts): a namespace testbed's host veth is not shaped, only the switch
+       * port's egress is (src/testbed/port.ts). Default: linkRate.
+       */
+      uplinkRate: rateField.optional(),
+      /**
+       * How the switch's ports towards the hosts send: `wire` (default) serialises each packet at
+       * linkRate before it travels; `htb` is the namespace testbed's port, a Linux htb token bucket
+       * over a veth: a packet leaves at once when the class has tokens, its time at the rate is
+       * charged afterwards (net/sched/sch_htb.c htb_dequeue_tree / htb_charge_class), so the rate holds
+       * over time but a packet after idle crosses without delay.
+       */
+      ports: z.enum(['wire', 'htb']).optional(),
+    })
+    .strict(),
   z
     .object({
       kind: z.literal('leaf-spine'),

@@ -32,7 +32,7 @@ export function topologySpecOf(scenario: Scenario): TopologySpec {
   const linkDelayNs = t.linkDelay * 1e9;
   switch (t.kind) {
     case 'star':
-      return { kind: 'star', hosts: t.hosts, linkRateBps, linkDelayNs };
+      return { kind: 'star', hosts: t.hosts, linkRateBps, linkDelayNs, ...(t.uplinkRate !== undefined ? { uplinkRateBps: t.uplinkRate } : {}), ...(t.ports === 'htb' ? { ports: 'htb' as const } : {}) };
     case 'leaf-spine':
       return { kind: 'leaf-spine', hosts: t.hosts, hostsPerLeaf: t.hostsPerLeaf, spines: t.spines, oversubscription: t.oversubscription, linkRateBps, linkDelayNs };
     case 'rail':

@@ -35,3 +35,15 @@ export {
 export { readState, stateDir, type TestbedState } from './state.js';
 export { listNamespaces, requireNamespaces } from './exec.js';
 export { createCpuCgroup, findCpuController, type CpuController } from './cgroup.js';
+export {
+  INCAST_CCS,
+  INCAST_TARGET,
+  SINGLE_SENDER_MIN_FRACTION,
+  testbedIncast,
+  type IncastMetrics,
+  type IncastOptions,
+  type IncastRow,
+  type IncastRun,
+  type IncastSpec,
+} from './incast.js';
+export { incastScenario, incastSimSettings, simulateIncastRow, SIM_SEEDS, type IncastCc, type IncastSimSettings } from './incast-sim.js';

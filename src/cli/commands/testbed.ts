@@ -1,10 +1,10 @@
 /**
- * `aifabric testbed up|run|mpirun|fault|status|down`: an emulated multi-host fabric in network namespaces on this
+ * `aifabric testbed up|run|mpirun|fault|status|incast|down`: an emulated multi-host fabric in network namespaces on this
  * machine (root and iproute2 needed; exit 3 without them). Registering stays cheap; the work is
  * imported when a subcommand runs.
  */
 import { Command } from '@commander-js/extra-typings';
-import { durationArg, positiveIntArg, rateArg, sizeArg } from '../options.js';
+import { choiceArg, durationArg, intListArg, positiveIntArg, rateArg, sizeArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 
 const DEFAULT_NAME = 'aifab';
@@ -70,6 +70,23 @@ export function registerTestbed(program: Command): void {
       const { testbedStatusCommand } = await import('./testbed-action.js');
       await testbedStatusCommand(options);
     });
+  const incast = testbed
+    .command('incast')
+    .description('Chen et al.\'s synchronised-read incast on real kernel TCP: builds a testbed of max(senders)+1 hosts, runs each sender count, removes it (also on Ctrl-C); with --compare-sim, the simulator beside it with the ratio.')
+    .requiredOption('--senders <list>', 'sender counts, e.g. 1,2,3,4,6,8', intListArg('--senders', { max: 249, unit: 'senders' }))
+    .requiredOption('--rate <rate>', 'port rate: 1Gbps, 200Mbps, or tc form 1gbit', rateArg('--rate'))
+    .requiredOption('--buffer <bytes>', 'egress buffer per switch port (bfifo limit), e.g. 128K', sizeArg('--buffer'))
+    .requiredOption('--block <bytes>', 'bytes each sender returns per round, e.g. 256K', sizeArg('--block'))
+    .requiredOption('--rounds <n>', 'synchronised rounds per run', positiveIntArg('--rounds'))
+    .option('--runs <n>', 'runs per sender count (the row is their median)', positiveIntArg('--runs'), 3)
+    .option('--cc <name>', 'TCP congestion control in every host namespace and in the simulator: reno, cubic or bbr (default: the namespaces\' own)', choiceArg('--cc', ['reno', 'cubic', 'bbr'] as const))
+    .option('--compare-sim', 'also simulate each row (median of 3 seeds) with the testbed\'s settings and print the ratio')
+    .option('--name <name>', 'testbed name (must not exist)', 'incast')
+    .option('--json', 'print the result envelope as JSON');
+  addStoreOptions(incast).action(async (options) => {
+    const { testbedIncastCommand } = await import('./testbed-incast-action.js');
+    await testbedIncastCommand(options);
+  });
   const down = testbed
     .command('down')
     .description('Remove the testbed: its processes and the namespaces `up` made (idempotent).')

@@ -13,11 +13,11 @@ export class FabricBuilder {
     return id;
   }
 
-  /** One cable: two directed links of the same rate and delay. Returns the a->b link id. */
-  addCable(a: number, b: number, rateBps: number, delayNs: number): number {
+  /** One cable: two directed links of the same delay, a->b at rateBps and b->a at reverseRateBps (default the same). Returns the a->b link id. */
+  addCable(a: number, b: number, rateBps: number, delayNs: number, reverseRateBps = rateBps): number {
     const forward = this.links.length;
     this.links.push({ id: forward, from: a, to: b, rateBps, delayNs });
-    this.links.push({ id: forward + 1, from: b, to: a, rateBps, delayNs });
+    this.links.push({ id: forward + 1, from: b, to: a, rateBps: reverseRateBps, delayNs });
     this.linkIndex.set(a * 1_000_003 + b, forward);
     this.linkIndex.set(b * 1_000_003 + a, forward + 1);
     return forward;

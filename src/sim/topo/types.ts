@@ -9,6 +9,10 @@ export interface StarSpec {
   hosts: number;
   linkRateBps: number;
   linkDelayNs: number;
+  /** Host-to-switch direction, when it differs from linkRateBps (the switch's ports towards the hosts). */
+  uplinkRateBps?: number;
+  /** `htb`: the switch's ports towards the hosts are token-bucket shapers (TopoLink.chargedAfter). */
+  ports?: 'wire' | 'htb';
 }
 
 export interface LeafSpineSpec {
@@ -72,6 +76,11 @@ export interface TopoLink {
   to: number;
   rateBps: number;
   delayNs: number;
+  /**
+   * A token-bucket shaper rather than a wire: a packet leaves when the port is free and its
+   * serialisation time is charged afterwards (Linux htb over a veth), so it arrives after the delay alone.
+   */
+  chargedAfter?: boolean;
 }
 
 export interface Topology {

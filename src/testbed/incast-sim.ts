@@ -1,0 +1,142 @@
+/**
+ * The simulator's side of `testbed incast --compare-sim`: the same incast as a star scenario in
+ * packet mode, given the testbed's settings rather than the simulator's defaults: its port rate and
+ * bfifo bytes, its ports' htb token buckets (a packet after idle leaves at once), its unshaped host
+ * side (veth speed), its segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP
+ * timestamps, the congestion control set in its namespaces, the kernel's delayed and quick ACKs, and
+ * a cable delay from the kernel's own minimum RTT on the testbed.
+ */
+import { median } from '../core/index.js';
+import { runScenario, scenarioSchema, type Scenario } from '../sim/index.js';
+import { GSO_SEGMENTS } from './hostport.js';
+
+/** Ethernet MTU of a veth (its default, drivers/net/veth.c leaves ETH_DATA_LEN) less IPv4 (20) and TCP (20) headers. */
+const VETH_MTU_BYTES = 1500;
+const IP_TCP_HEADER_BYTES = 40;
+/** TCP timestamps option padded to 12 bytes (RFC 7323; Linux net.ipv4.tcp_timestamps = 1 by default, TCPOLEN_TSTAMP_ALIGNED). */
+const TIMESTAMP_OPTION_BYTES = 12;
+/** Linux TCP_INIT_CWND (include/net/tcp.h), RFC 6928. */
+const INITIAL_CWND = 10;
+/** Linux TCP_RTO_MIN, 200 ms (include/net/tcp.h); the testbed's routes set no rto_min. */
+const MIN_RTO_S = 0.2;
+/** Linux TCP_DELACK_MIN, HZ/25 = 40 ms (include/net/tcp.h). */
+const DELAYED_ACK_S = 0.04;
+/** tcp_input.c __tcp_ack_snd_check: an ACK once more than one full segment is unacknowledged. */
+const ACK_EVERY = 2;
+/** TCP_MAX_QUICKACKS (include/net/tcp.h): segments ACKed at once at the start and after a duplicate. */
+const QUICK_ACKS = 16;
+/** The issue's target: the median of three seeds per row (issue 13, part 2). */
+export const SIM_SEEDS = [1, 2, 3] as const;
+/**
+ * A star path crosses two cables each way; with no cable delay known (the kernel reported no
+ * minimum RTT) the path gets this one, the delay of examples/scenarios/incast-tcp.yaml.
+ */
+const FALLBACK_LINK_DELAY_S = 10e-6;
+/**
+ * The hosts' side of each cable: a host's veth is not shaped (only the switch port's egress is,
+ * src/testbed/port.ts), so the kernel hands it packets as fast as the CPU goes; the simulator gets
+ * the speed a veth reports, 10 Gb/s (drivers/net/veth.c veth_get_link_ksettings: SPEED_10000).
+ */
+const VETH_SPEED_BPS = 10e9;
+/** Queue sampling: 1 ms is plenty for a goodput comparison and keeps long collapsed runs cheap. */
+const SAMPLE_INTERVAL_S = 1e-3;
+
+export type IncastCc = 'reno' | 'cubic' | 'bbr';
+
+export interface IncastSimSettings {
+  rateBps: number;
+  /** Host to switch: the veth's speed (or the port rate, if slower). */
+  uplinkRateBps: number;
+  bufferBytes: number;
+  blockBytes: number;
+  rounds: number;
+  cc: IncastCc;
+  mssBytes: number;
+  tsoSegments: number;
+  ackEvery: number;
+  quickAcks: number;
+  delayedAckTimeoutS: number;
+  initialCwnd: number;
+  minRtoS: number;
+  /** One cable's delay: a quarter of the kernel's minimum RTT (two cables each way), less nothing else. */
+  linkDelayS: number;
+}
+
+/** The settings the simulator is given for a testbed incast; `minRttUs` from the kernel (ss), if any. */
+export function incastSimSettings(options: { rateBps: number; bufferBytes: number; blockBytes: number; rounds: number; cc: IncastCc; minRttUs: number | null }): IncastSimSettings {
+  return {
+    rateBps: options.rateBps,
+    uplinkRateBps: Math.max(options.rateBps, VETH_SPEED_BPS),
+    bufferBytes: options.bufferBytes,
+    blockBytes: options.blockBytes,
+    rounds: options.rounds,
+    cc: options.cc,
+    mssBytes: VETH_MTU_BYTES - IP_TCP_HEADER_BYTES - TIMESTAMP_OPTION_BYTES,
+    tsoSegments: GSO_SEGMENTS,
+    ackEvery: ACK_EVERY,
+    quickAcks: QUICK_ACKS,
+    delayedAckTimeoutS: DELAYED_ACK_S,
+    initialCwnd: INITIAL_CWND,
+    minRtoS: MIN_RTO_S,
+    linkDelayS: options.minRttUs !== null && options.minRttUs > 0 ? options.minRttUs / 4 / 1e6 : FALLBACK_LINK_DELAY_S,
+  };
+}
+
+export function incastScenario(settings: IncastSimSettings, senders: number): Scenario {
+  // A generous limit: a collapsed round waits for 200 ms RTOs that back off; a run that still ends
+  // at the limit reports no goodput rather than a wrong one.
+  const maxTimeS = Math.max(60, settings.rounds * 10);
+  // The schema reads quantities as text with units, as a scenario file writes them.
+  const seconds = (value: number): string => `${value}s`;
+  return scenarioSchema.parse({
+    name: `testbed-incast-${senders}`,
+    topology: { kind: 'star', hosts: senders + 1, linkRate: `${settings.rateBps}bps`, uplinkRate: `${settings.uplinkRateBps}bps`, ports: 'htb', linkDelay: seconds(settings.linkDelayS) },
+    switch: { buffer: String(settings.bufferBytes), sharing: 'static' },
+    transport: {
+      kind: 'tcp',
+      tcp: {
+        mss: settings.mssBytes,
+        initialCwnd: settings.initialCwnd,
+        minRto: seconds(settings.minRtoS),
+        cc: settings.cc,
+        ackEvery: settings.ackEvery,
+        quickAcks: settings.quickAcks,
+        delayedAckTimeout: seconds(settings.delayedAckTimeoutS),
+        rack: true,
+        tsoSegments: settings.tsoSegments,
+      },
+    },
+    workloads: [{ kind: 'incast', name: 'incast', receiver: 0, senders, blockSize: String(settings.blockBytes), rounds: settings.rounds }],
+    sim: { maxTime: seconds(maxTimeS), sampleInterval: seconds(SAMPLE_INTERVAL_S) },
+  });
+}
+
+export interface SimRow {
+  /** Median over the seeds; null when no seed finished. */
+  goodputGbps: number | null;
+  drops: number | null;
+  timeouts: number | null;
+  perSeed: { seed: number; goodputGbps: number | null; drops: number; timeouts: number }[];
+}
+
+export function simulateIncastRow(settings: IncastSimSettings, senders: number): SimRow {
+  const scenario = incastScenario(settings, senders);
+  const perSeed = SIM_SEEDS.map((seed) => {
+    const result = runScenario(scenario, { seed });
+    const workload = result.metrics.workloads[0];
+    const goodput = workload?.goodputGbps;
+    return {
+      seed,
+      goodputGbps: result.metrics.completed && typeof goodput === 'number' ? goodput : null,
+      drops: result.metrics.drops,
+      timeouts: result.metrics.timeouts ?? 0,
+    };
+  });
+  const done = perSeed.filter((run) => run.goodputGbps !== null);
+  return {
+    goodputGbps: done.length ? median(done.map((run) => run.goodputGbps!)) : null,
+    drops: median(perSeed.map((run) => run.drops)),
+    timeouts: median(perSeed.map((run) => run.timeouts)),
+    perSeed,
+  };
+}
