@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// A synchronous all_reduce over kernel TCP under random loss: the real kernel on the namespace
+// testbed against the simulator's TCP and the analytic model, same ring, rate and loss (issue 13,
+// part 2). For each congestion control and loss rate:
+//  - testbed: `aifabric testbed up --hosts 4 --fault hK:loss=P` on every host's port (both
+//    directions, switch side), the congestion control written into each host namespace, then
+//    `bench tcp --op all_reduce -b 16M -e 16M -n 20 --algo ring` with one rank per host;
+//  - simulator: a 4-host star of the same rate, buffer and cable delay, `faults: [{ host, loss }]`
+//    on every host, the same ring all_reduce for the same iterations, median over --seeds;
+//  - model: `aifabric collective` on 4 nodes of one GPU over TCP at the same rate and loss.
+// Prints algbw-derived busbw and time per iteration of each, and the ratios to the testbed.
+// Needs root, iproute2 and a build (npm run build):
+//   node bench/tcp-loss-sweep.mjs [--rate 500mbit] [--buffer 1M] [--losses 0,1e-4,1e-3,1e-2] [--cc bbr,reno]
+//                                 [--size 16M] [--iters 20] [--warmup 5] [--seeds 3] [--json]
+// `cubic` is listed by the kernel but a namespace may only pick from
+// net.ipv4.tcp_allowed_congestion_control (here `reno bbr`); the machine's own sysctls are left alone.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { arg, cli } from './script-args.mjs';
+
+const rate = arg('rate', '500mbit');
+const buffer = arg('buffer', '1M');
+const losses = arg('losses', '0,1e-4,1e-3,1e-2').split(',').map(Number);
+const ccs = arg('cc', 'bbr,reno').split(',');
+const size = arg('size', '16M');
+const iters = Number(arg('iters', '20'));
+const warmup = Number(arg('warmup', '5'));
+const seeds = Number(arg('seeds', '3'));
+const asJson = process.argv.includes('--json');
+const hosts = 4;
+const name = 'aifloss';
+const log = (text) => process.stderr.write(`${text}\n`);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const aifabric = (args, timeout = 900_000) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout });
+const must = (run, what) => {
+  if (run.status !== 0) throw new Error(`${what}: exit ${run.status ?? run.signal}: ${(run.stderr ?? '').slice(0, 800)}`);
+  return run;
+};
+const rateBps = (() => {
+  const m = /^([\d.]+)\s*([kmgt]?)(bit|bps)?$/i.exec(rate.replace(/bps$/i, 'bit'));
+  if (!m) throw new Error(`--rate ${rate}: expected e.g. 500mbit`);
+  return Number(m[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12 }[m[2].toLowerCase()];
+})();
+const sizeBytes = (() => {
+  const m = /^(\d+)([KMG]?)$/i.exec(size);
+  if (!m) throw new Error(`--size ${size}: expected e.g. 16M`);
+  return Number(m[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase()];
+})();
+
+/** The ring's busbw from a time per iteration (nccl-tests: algbw x 2(n-1)/n). */
+const busbwGBps = (timeUs) => (sizeBytes / (timeUs * 1e-6) / 1e9) * ((2 * (hosts - 1)) / hosts);
+
+/** Round-trip time between two testbed hosts (ping, ms -> us): the cable delay the simulator gets. */
+function pingRttUs() {
+  const run = spawnSync('ip', ['netns', 'exec', `${name}-h0`, 'ping', '-c', '5', '-i', '0.2', '-q', '10.99.0.2'], { encoding: 'utf8' });
+  const m = /= [\d.]+\/([\d.]+)\//.exec(run.stdout ?? '');
+  return m ? Number(m[1]) * 1000 : 100;
+}
+
+function testbed(cc, loss) {
+  aifabric(['testbed', 'down', '--name', name]);
+  const faults = loss > 0 ? [...Array(hosts).keys()].flatMap((h) => ['--fault', `h${h}:loss=${loss}`]) : [];
+  must(aifabric(['testbed', 'up', '--name', name, '--hosts', String(hosts), '--rate', rate, '--buffer', buffer, ...faults]), 'testbed up');
+  try {
+    for (let h = 0; h < hosts; h++) {
+      must(spawnSync('ip', ['netns', 'exec', `${name}-h${h}`, 'sysctl', '-q', '-w', `net.ipv4.tcp_congestion_control=${cc}`], { encoding: 'utf8' }), `set ${cc} in ${name}-h${h}`);
+    }
+    const rtt = pingRttUs();
+    const bench = ['bench', 'tcp', '--op', 'all_reduce', '-b', size, '-e', size, '-n', String(iters), '-w', String(warmup), '--algo', 'ring', '-c', '0', '--json'];
+    const run = must(aifabric(['testbed', 'run', '--name', name, '--timeout', '900s', '--', process.execPath, cli, ...bench]), 'bench tcp on the testbed');
+    const row = JSON.parse(run.stdout).metrics.rows[0];
+    const drops = [...Array(hosts).keys()].reduce((sum, h) => {
+      const out = spawnSync('tc', ['-n', `${name}-sw`, '-s', 'qdisc', 'show', 'dev', `p${h}`], { encoding: 'utf8' }).stdout;
+      return sum + [...out.matchAll(/dropped (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+    }, 0);
+    return { timeUs: row.outOfPlace.timeUs, rttUs: rtt, drops };
+  } finally {
+    aifabric(['testbed', 'down', '--name', name]);
+  }
+}
+
+function simulator(cc, loss, rttUs, work) {
+  // The cable delay: a quarter of the measured round trip per cable (two cables each way).
+  const delayUs = Math.max(1, rttUs / 4);
+  const faults = loss > 0 ? `faults:\n${[...Array(hosts).keys()].map((h) => `  - host: ${h}\n    loss: ${loss}\n`).join('')}` : '';
+  const scenario = `name: loss-sweep\ntopology:\n  kind: star\n  hosts: ${hosts}\n  linkRate: ${rate}\n  linkDelay: ${delayUs}us\nswitch:\n  buffer: ${buffer.replace(/M$/i, 'MiB').replace(/K$/i, 'KiB')}\n  sharing: static\ntransport:\n  kind: tcp\n  tcp:\n    cc: ${cc}\n    mss: 1448\nworkloads:\n  - kind: allreduce\n    size: ${sizeBytes}\n    iterations: ${iters}\n${faults}sim:\n  maxTime: 600s\n`;
+  const file = path.join(work, `loss-${cc}-${loss}.yaml`);
+  writeFileSync(file, scenario);
+  const times = [];
+  let drops = 0;
+  let timeouts = 0;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const run = must(aifabric(['sim', file, '--seed', String(seed), '--json']), `sim ${file}`);
+    const m = JSON.parse(run.stdout).metrics;
+    const perIteration = m.workloads[0].iterationTimeUs;
+    times.push(perIteration.reduce((a, b) => a + b, 0) / perIteration.length);
+    drops += m.drops;
+    timeouts += m.timeouts;
+  }
+  return { timeUs: median(times), drops: Math.round(drops / seeds), timeouts: Math.round(timeouts / seeds) };
+}
+
+function model(loss, rttUs) {
+  const args = ['collective', '--op', 'all_reduce', '--nodes', String(hosts), '--gpus-per-node', '1', '--fabric', 'tcp-25g', '--bandwidth', `${rateBps}bps`, '--algo', 'ring',
+    '--set', `fabric.tcp.lossRate=${loss}`, '--set', `fabric.tcp.rttUs=${rttUs.toFixed(1)}`, '--set', 'fabric.tcp.streamsPerPeer=1', '-b', size, '-e', size, '--json'];
+  const run = must(aifabric(args), 'collective');
+  const row = JSON.parse(run.stdout).metrics.rows[0];
+  return { timeUs: row.timeUs };
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'tcp-loss-sweep-'));
+const rows = [];
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+const loadBefore = load();
+try {
+  for (const cc of ccs) {
+    for (const loss of losses) {
+      const real = testbed(cc, loss);
+      const sim = simulator(cc, loss, real.rttUs, work);
+      const predicted = model(loss, real.rttUs);
+      rows.push({ cc, loss, testbed: real, sim, model: predicted });
+      log(`${cc} loss ${loss}: testbed ${real.timeUs.toFixed(0)} us, sim ${sim.timeUs.toFixed(0)} us, model ${predicted.timeUs.toFixed(0)} us`);
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+const loadAfter = load();
+if (asJson) {
+  console.log(JSON.stringify({ rate, buffer, size, iters, warmup, seeds, loadBefore, loadAfter, rows }, null, 2));
+} else {
+  console.log(`# ring all_reduce of ${size} over ${hosts} testbed hosts, ${rate} ports with ${buffer} each, ${iters} iterations (${warmup} warm-up); sim: median of ${seeds} seeds; load average ${loadBefore} before, ${loadAfter} after`);
+  console.log('| cc | loss | testbed busbw GB/s (drops) | sim busbw GB/s (drops, RTOs) | sim / testbed | model busbw GB/s | model / testbed |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const t = busbwGBps(r.testbed.timeUs);
+    const s = busbwGBps(r.sim.timeUs);
+    const m = busbwGBps(r.model.timeUs);
+    console.log(`| ${r.cc} | ${r.loss} | ${t.toFixed(4)} (${r.testbed.drops}) | ${s.toFixed(4)} (${r.sim.drops}, ${r.sim.timeouts}) | ${(s / t).toFixed(2)} | ${m.toFixed(4)} | ${(m / t).toFixed(2)} |`);
+  }
+}
