@@ -6,7 +6,7 @@
  */
 import { InputError } from '../core/errors.js';
 import type { ResultEnvelope } from '../core/envelope.js';
-import { bandwidthCurves, type BandwidthCurve } from '../report/index.js';
+import { bandwidthCurves, type BandwidthCurve } from '../result/index.js';
 import { sameKind } from './result-kinds.js';
 
 /** busbw falling by more than this fraction at one size is a regression (nccl-tests run-to-run noise is ~1-3%). */

@@ -9,7 +9,8 @@ import {
   stepBreakdownCharts,
 } from '../../src/report/charts/index.js';
 import { toReportItems } from '../../src/report/data/report-item.js';
-import { bandwidthCurves, renderFindingsTable } from '../../src/report/index.js';
+import { renderFindingsTable } from '../../src/report/index.js';
+import { bandwidthCurves } from '../../src/result/index.js';
 import { checkGolden } from './golden.js';
 import { loadFixture } from './fixtures.js';
 

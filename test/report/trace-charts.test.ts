@@ -10,7 +10,8 @@ import { analyseTrace } from '../../src/trace/index.js';
 import type { ResultEnvelope } from '../../src/core/envelope.js';
 import type { TraceCollectiveRow, TraceMetrics } from '../../src/trace/types.js';
 import { renderChartSvg, traceTimelineCharts, traceWaitCharts } from '../../src/report/charts/index.js';
-import { describeRun, renderReport, toReportItems } from '../../src/report/index.js';
+import { renderReport, toReportItems } from '../../src/report/index.js';
+import { describeRun } from '../../src/result/index.js';
 import { MAX_HEATMAP_COLLECTIVES } from '../../src/report/charts/trace-waits.js';
 import { checkGolden } from './golden.js';
 
