@@ -15,6 +15,24 @@ export default tseslint.config(
     },
   },
   {
+    // Layers point down: core, the result readers, the store and every engine never reach up into
+    // the rooms that render (report), serve (server) or parse argv (cli).
+    files: ['src/{core,result,store,spec,model,sim,bench,testbed,parse,check,accept,trace,demo}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(report|server|cli)(/|$)',
+              message: 'core, result, store and the engines never import report, server or cli: move what both need below them (src/result, src/core).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -11,5 +11,6 @@ export * as testbed from './testbed/index.js';
 export * from './sim/index.js';
 export * from './check/index.js';
 export { RunStore, saveResult, listRuns, getRun, diffResults, resolveDbPath, LATEST_STORE_VERSION, type RunSummary, type StoredRun, type ResultDiff } from './store/index.js';
-export { renderReport, renderChartSvg, bandwidthCurves, CHART_BUILDERS, type ReportOptions, type ChartSpec, type BandwidthCurve } from './report/index.js';
+export { bandwidthCurves, type BandwidthCurve } from './result/index.js';
+export { renderReport, renderChartSvg, CHART_BUILDERS, type ReportOptions, type ChartSpec } from './report/index.js';
 export { startDashboard, type RunningDashboard } from './server/index.js';

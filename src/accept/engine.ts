@@ -14,6 +14,7 @@
  */
 import { makeResult, type Finding, type ResultEnvelope } from '../core/envelope.js';
 import { EnvironmentError } from '../core/errors.js';
+import { makeFinding } from '../core/rules.js';
 import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from './attribute.js';
 import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeOptions } from './judge.js';
 import { localise } from './localise.js';
@@ -315,7 +316,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     culprits.push({ kind: 'fabric', id: 'fabric', severity: ncclRun.verdict === 'slow' ? 'warn' : 'error', score: 1, evidence: [why], reproduce: formatArgv(ncclRun.argv) });
   }
   const findings = culprits.map(culpritFinding);
-  if (culprits.length === 0) findings.push({ severity: 'pass', ruleId: 'accept.pass', family: 'accept', message: `no culprit on ${hosts.length} hosts (${runs.length} runs)` });
+  if (culprits.length === 0) findings.push(makeFinding('accept.pass', { severity: 'pass', family: 'accept', message: `no culprit on ${hosts.length} hosts (${runs.length} runs)` }));
   const metrics: AcceptMetrics & { budgetSpent: boolean } = { culprits, runs, stages, budgetSpent: stopped !== undefined };
   const inputs = {
     hosts: launcher.label,
@@ -352,15 +353,14 @@ function cutName(cut: { left: string[]; right: string[] }, leafOf: Readonly<Reco
 }
 
 function culpritFinding(culprit: AcceptCulprit): Finding {
-  return {
+  return makeFinding(`accept.${culprit.kind}`, {
     severity: culprit.severity,
-    ruleId: `accept.${culprit.kind}`,
     family: 'accept',
     message: `${culprit.kind} ${culprit.id}: ${culprit.evidence[0] ?? ''}`,
     ...(culprit.kind === 'node' ? { host: culprit.id } : {}),
     evidence: culprit.evidence.join('\n'),
     remediation: `reproduce: ${culprit.reproduce}`,
-  };
+  });
 }
 
 function describeBench(run: AcceptRun): string {

@@ -4,7 +4,7 @@
  * from an engine the report has never heard of still shows everything it measured.
  */
 import { escapeHtml, formatCell } from './html.js';
-import { isRecord, type UnknownRecord } from './data/read.js';
+import { isRecord, type UnknownRecord } from '../result/index.js';
 
 export const MAX_TABLE_ROWS = 200;
 const FOLD_ROWS_ABOVE = 12;

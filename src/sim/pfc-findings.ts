@@ -5,6 +5,7 @@
  * Metrics are added only when the feature is in play, so scenarios without it keep their output.
  */
 import type { Finding } from '../core/envelope.js';
+import { makeFinding } from '../core/rules.js';
 import type { SimMetrics } from './metrics.js';
 import type { PacketRun } from './packet-run.js';
 import type { Topology } from './topo/types.js';
@@ -45,9 +46,8 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
   for (const d of sim.deadlocks) {
     const cycle = d.links.map((l) => linkLabel(topology, l));
     const outcome = d.brokenPs >= 0 ? `broken at ${fmtUs(d.brokenPs)} by the PFC watchdog` : `still standing when the run stopped at ${fmtUs(stopPs)}`;
-    findings.push({
+    findings.push(makeFinding('sim.pfc-deadlock', {
       severity: d.brokenPs >= 0 ? 'warn' : 'error',
-      ruleId: 'sim.pfc-deadlock',
       message:
         `PFC deadlock: ${cycle.length} paused ports wait on each other in a cycle, ${cycle.join(' -> ')} -> ${cycle[0] ?? ''}; ` +
         `formed at ${fmtUs(d.formedPs)}, ${d.connections.length} flows and ${d.stuckBytes} B stuck; ${outcome}`,
@@ -60,7 +60,7 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
       remediation: sim.buffers.config.pfc?.watchdog
         ? 'route without cyclic buffer dependencies (topology.routing: up-down): the watchdog breaks a deadlock by dropping, and the same traffic can form it again'
         : 'route without cyclic buffer dependencies (topology.routing: up-down), or enable switch.pfc.watchdog',
-    });
+    }));
   }
   if (sim.deadlocks.length > 0) metrics.pfcDeadlocks = sim.deadlocks.length;
   for (const storm of sim.pauseStorms) {
@@ -82,9 +82,8 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
       victims.push({ flowId: conn.id, src: conn.src, dst: conn.dst, pausedUs: us(pausedPs), overlapUs: us(to - from), goodputGbps: f?.goodputGbps ?? 0, fairShareGbps: f?.fairShareGbps ?? 0 });
     }
     const list = victims.map((v) => `flow ${v.flowId} (h${v.src} -> h${v.dst}) paused ${v.pausedUs.toFixed(1)} of ${v.overlapUs.toFixed(1)} us`);
-    findings.push({
+    findings.push(makeFinding('sim.pause-storm', {
       severity: 'error',
-      ruleId: 'sim.pause-storm',
       message:
         `pause storm: h${storm.host}'s NIC kept its switch port paused from ${fmtUs(storm.startPs)} ${storm.endPs <= stopPs ? `to ${fmtUs(storm.endPs)}` : 'to the end of the run'}; ` +
         `the pause spread to ${steps.steps.length - 1} more ports; ${victims.length} victim flows that do not touch h${storm.host}` +
@@ -98,7 +97,7 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
       remediation: sim.buffers.config.pfc?.watchdog
         ? 'find the NIC that keeps pausing; a shorter watchdog timeout shortens the spread'
         : 'enable switch.pfc.watchdog so that the stormed queue drops instead of pausing the fabric',
-    });
+    }));
   }
   const wd = sim.buffers.config.pfc?.watchdog;
   if (wd) {
@@ -106,15 +105,14 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
     metrics.watchdogTriggers = sim.watchdogEvents.map((e) => ({ link: linkLabel(topology, e.link), atUs: us(e.atPs), flushedPackets: e.flushed }));
     if (sim.watchdogEvents.length > 0) {
       const where = sim.watchdogEvents.slice(0, 6).map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
-      findings.push({
+      findings.push(makeFinding('sim.pfc-watchdog', {
         severity: 'warn',
-        ruleId: 'sim.pfc-watchdog',
         message:
           `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.watchdogEvents.length} queues (${where.join(', ')}${sim.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
           `and dropped ${sim.watchdogDrops} lossless packets`,
         drops: sim.watchdogDrops,
         triggers: sim.watchdogEvents.length,
-      });
+      }));
     }
   }
   return findings;

@@ -5,6 +5,7 @@
  * busiest ports, pause timelines, goodput per time bin) and per-rank step times for collectives.
  */
 import type { Finding, Series } from '../core/envelope.js';
+import { makeFinding } from '../core/rules.js';
 import { quantile } from '../core/stats.js';
 import { formatDuration } from '../core/units.js';
 import { maxMinFairShares } from './fair-share.js';
@@ -149,27 +150,25 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   });
   for (const f of flows) {
     if (f.pathPausedUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
-      findings.push({
+      findings.push(makeFinding('sim.pfc-victim', {
         severity: 'warn',
-        ruleId: 'sim.pfc-victim',
         message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pathPausedUs.toFixed(1)} us of its ${f.durationUs.toFixed(1)} us`,
         flowId: f.id,
         goodputGbps: f.goodputGbps,
         fairShareGbps: f.fairShareGbps,
         pathPausedUs: f.pathPausedUs,
         durationUs: f.durationUs,
-      });
+      }));
     }
   }
   metrics.pfcVictims = findings.filter((f) => f.ruleId === 'sim.pfc-victim').length;
   findings.push(...pfcFindings(run, topology, flows, metrics));
   metrics.flows = flows.length <= 1000 ? flows : flows.slice(0, 1000);
   if (sim.losslessDrops > 0) {
-    findings.push({
+    findings.push(makeFinding('sim.lossless-drops', {
       severity: 'error',
-      ruleId: 'sim.lossless-drops',
       message: `${sim.losslessDrops} packets dropped in the lossless class: PFC headroom is below the bound`,
-    });
+    }));
   }
   if (!completed) {
     const where = run.status === 'time-limit' ? `stopped at maxTime ${formatDuration(run.maxTimePs / 1e12)}` : `stalled at ${formatDuration(stopPs / 1e12)} with nothing left to do`;

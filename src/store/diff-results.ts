@@ -5,8 +5,9 @@
  * row's identity (fabric, sizeBytes, nodes...) rather than by array position.
  */
 import { InputError } from '../core/errors.js';
-import type { ResultEnvelope } from '../core/envelope.js';
-import { bandwidthCurves, type BandwidthCurve } from '../report/index.js';
+import type { Finding, ResultEnvelope } from '../core/envelope.js';
+import { makeFinding } from '../core/rules.js';
+import { bandwidthCurves, type BandwidthCurve } from '../result/index.js';
 import { sameKind } from './result-kinds.js';
 
 /** busbw falling by more than this fraction at one size is a regression (nccl-tests run-to-run noise is ~1-3%). */
@@ -155,4 +156,15 @@ export function diffResults(a: ResultEnvelope<unknown>, b: ResultEnvelope<unknow
     changes,
     unchangedMetrics,
   };
+}
+
+/** One `busbw-regression` error per message size where busbw fell past the threshold: the findings of `runs diff`. */
+export function regressionFindings(diff: ResultDiff): Finding[] {
+  return diff.regressions.map((entry) =>
+    makeFinding('busbw-regression', {
+      severity: 'error',
+      message: `${entry.op} busbw fell ${Math.abs(entry.changePercent).toFixed(1)}% at ${entry.sizeBytes} bytes (${entry.aBusbwGBps} -> ${entry.bBusbwGBps} GB/s)`,
+      sizeBytes: entry.sizeBytes,
+    }),
+  );
 }

@@ -6,5 +6,5 @@ export { resolveDbPath, openDatabase, migrate } from './open-store.js';
 export type { OpenStoreOptions, SqliteDatabase } from './open-store.js';
 export { MIGRATIONS, LATEST_STORE_VERSION, STORE_APPLICATION_ID } from './migrations.js';
 export type { Migration } from './migrations.js';
-export { diffResults, BUSBW_REGRESSION_THRESHOLD } from './diff-results.js';
+export { diffResults, regressionFindings, BUSBW_REGRESSION_THRESHOLD } from './diff-results.js';
 export type { ResultDiff, BusbwComparison, MetricChange } from './diff-results.js';

@@ -5,7 +5,7 @@
  * leaves the file at the old version or the new one, never between.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { describeRun } from '../report/index.js';
+import { describeRun } from '../result/index.js';
 
 export interface Migration {
   /** The schema version the file has once this migration ran. */

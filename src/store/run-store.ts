@@ -5,7 +5,7 @@
  */
 import { InputError } from '../core/errors.js';
 import type { ResultEnvelope } from '../core/envelope.js';
-import { describeRun } from '../report/index.js';
+import { describeRun } from '../result/index.js';
 import { normaliseKind } from './result-kinds.js';
 import { openDatabase, storeError, type OpenStoreOptions, type SqliteDatabase } from './open-store.js';
 

@@ -4,6 +4,7 @@
  * without GPU (warn), clock alignment (info).
  */
 import type { Finding } from '../core/envelope.js';
+import { makeFinding } from '../core/rules.js';
 import type { TraceCollectiveRow, TraceStraggler } from './types.js';
 
 /** Below this fraction of the model's prediction a collective is an error (issue 12). */
@@ -21,9 +22,8 @@ export function stragglerFindings(stragglers: readonly TraceStraggler[], matched
   return stragglers
     .filter((s) => s.lostUs >= STRAGGLER_LOST_SHARE * totalLost)
     .slice(0, MAX_STRAGGLER_FINDINGS)
-    .map((s) => ({
-      severity: 'warn' as const,
-      ruleId: 'trace.straggler',
+    .map((s) => makeFinding('trace.straggler', {
+      severity: 'warn',
       message: `rank ${s.rank} arrived last at ${s.lastCount} of ${matchedCount} matched collectives; the other ranks lost ${us(s.lostUs)} waiting for it; cause: ${s.cause === 'compute' ? 'compute before the collective (a slow GPU, a data loader)' : 'the collective itself (a late launch, a slow link or NIC)'}`,
       rank: s.rank,
       lastCount: s.lastCount,
@@ -56,10 +56,9 @@ export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: 
     const fractions = list.map((r) => r.modelFraction as number);
     const worst = Math.min(...fractions);
     const best = Math.max(...fractions);
-    out.push({
+    out.push(makeFinding('trace.below-model', {
       // One traced rank: its duration includes waiting for the others, so a low fraction is only a hint.
       severity: bound ? 'warn' : 'error',
-      ruleId: 'trace.below-model',
       message: `${list.length} x ${first.op} of ${first.sizeBytes} bytes in group ${first.group} ran at ${pct(worst)}${list.length > 1 ? `-${pct(best)}` : ''} of what ${fabric} should give (${us(first.predictedUs as number)} predicted, ${us(first.trueTimeUs ?? Number.NaN)} true time)${bound ? '; one rank traced, so the time includes its wait' : ''}`,
       op: first.op,
       sizeBytes: first.sizeBytes,
@@ -68,7 +67,7 @@ export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: 
       minFraction: worst,
       maxFraction: best,
       predictedUs: first.predictedUs,
-    });
+    }));
   }
   return out;
 }
@@ -85,9 +84,8 @@ export function unfinishedFindings(rows: readonly TraceCollectiveRow[]): Finding
     const behind = [...row.notStartedRanks, ...row.ranksMissing].sort((a, b) => a - b);
     const queued = row.notStartedRanks.length > 0 ? ` (queued on ${rankList(row.notStartedRanks)})` : '';
     const absent = behind.length > 0 ? `; rank${behind.length > 1 ? 's' : ''} ${rankList(behind)} never started it${queued}` : '';
-    return {
-      severity: 'error' as const,
-      ruleId: 'trace.unfinished',
+    return makeFinding('trace.unfinished', {
+      severity: 'error',
       message: `${row.op} #${row.seq} of group ${row.group} never finished on rank${row.unfinishedRanks.length > 1 ? 's' : ''} ${rankList(row.unfinishedRanks)}${absent} (a hang: the ranks in it wait for the others)`,
       group: row.group,
       seq: row.seq,
@@ -95,26 +93,23 @@ export function unfinishedFindings(rows: readonly TraceCollectiveRow[]): Finding
       unfinishedRanks: row.unfinishedRanks,
       neverStarted: behind,
       remediation: behind.length > 0 ? `look at what rank ${behind[0]} was doing before it (its stack in the dump, its host)` : 'check the links between the stuck ranks (aifabric check)',
-    };
+    });
   });
 }
 
 const pct = (f: number): string => `${Math.round(f * 100)}%`;
 
 export function rankMissingFinding(message: string, evidence?: string): Finding {
-  const f: Finding = { severity: 'warn', ruleId: 'trace.rank-missing', message };
-  if (evidence !== undefined) f.evidence = evidence;
-  return f;
+  return makeFinding('trace.rank-missing', { severity: 'warn', message, ...(evidence !== undefined ? { evidence } : {}) });
 }
 
 export function clockAlignedFinding(offsetsUs: Record<string, number>, reference: string): Finding {
   const shifted = Object.entries(offsetsUs).filter(([host]) => host !== reference);
-  return {
+  return makeFinding('trace.clock-aligned', {
     severity: 'info',
-    ruleId: 'trace.clock-aligned',
     message: `clocks aligned to host ${reference} from collective end times: ${shifted.map(([h, o]) => `${h} ${o >= 0 ? '+' : ''}${o.toFixed(1)} us`).join(', ')}; skews and waits are after alignment`,
     offsetsUs,
-  };
+  });
 }
 
 /** "0-3, 5, 7": a compact list of rank numbers. */

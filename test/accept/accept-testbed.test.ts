@@ -23,10 +23,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testbedDown } from '../../src/testbed/index.js';
-import { haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const canRun = haveCli && isRoot && which('ip') && which('tc') && which('iperf3') && spawnSync('ip', ['netns', 'list']).status === 0;
+const canRun = isRoot && which('ip') && which('tc') && which('iperf3') && spawnSync('ip', ['netns', 'list']).status === 0;
 if (!canRun) console.log('skipping accept --testbed tests: they need root, iproute2 and iperf3 (CI has them)');
 
 const base = `ac${process.pid % 10000}`;
@@ -153,7 +154,7 @@ describe.skipIf(!canRun)('accept --testbed', () => {
   }, 150_000);
 });
 
-describe.skipIf(!haveCli)('accept: bad input and a missing testbed', () => {
+describe('accept: bad input and a missing testbed', () => {
   it('no hosts at all, an unknown tool: exit 2 with one line', async () => {
     const none = await runCli(['accept'], { env: { SLURM_JOB_NODELIST: '', SLURM_JOB_ID: '' } });
     expect(none.code).toBe(2);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAcceptance, type AcceptLauncher } from '../../src/accept/index.js';
 import { hostNames, linkJson, ok, scriptedLauncher } from './scripted.js';
-import { haveCli, runCli } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 function uniformLauncher(n: number, bps: number): AcceptLauncher {
   return scriptedLauncher(hostNames('b', n), (host, command) => {
@@ -41,7 +41,7 @@ describe('accept --baseline', () => {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'accept-baseline-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-describe.skipIf(!haveCli)('accept --baseline on the command line', () => {
+describe('accept --baseline on the command line', () => {
   it('a store without an accept run, or a run of another kind: exit 2 with one line, before any host is asked', async () => {
     const db = path.join(tmp, 'r.db');
     const saved = await runCli(['collective', '--fabric', 'roce-400g', '--nodes', '2', '-b', '1M', '-e', '1M', '--save', '--db', db]);

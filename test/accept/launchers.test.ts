@@ -8,7 +8,8 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launcherArgv } from '../../src/accept/index.js';
 import type { AcceptMetrics } from '../../src/accept/index.js';
-import { CLI, haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 import { slurmUnavailable, startSlurm, type PrivateSlurm } from '../helpers/slurm.js';
 
 describe('launcher argv', () => {
@@ -43,7 +44,7 @@ describe('launcher argv', () => {
 type Envelope = { metrics: AcceptMetrics & { budgetSpent?: boolean } };
 const host = os.hostname().split('.')[0]!;
 // The hosts here have no `aifabric` on their PATH: tell the launchers how this one starts.
-const stagesArgs = ['--port-rate', '1gbit', '--stages', 'preflight,node', '--tools', 'bench-tcp', '--aifabric-command', `${process.execPath} ${CLI}`, '--json'];
+const stagesArgs = ['--port-rate', '1gbit', '--stages', 'preflight,node', '--tools', 'bench-tcp', '--aifabric-command', `${process.execPath} ${CLI_PATH}`, '--json'];
 
 /** The node stage ran bench tcp on the host through the launcher, checked, and nothing was blamed. */
 function expectHealthyNode(run: { code: number | null; stdout: string; stderr: string }, argv0: string): void {
@@ -60,7 +61,7 @@ function expectHealthyNode(run: { code: number | null; stdout: string; stderr: s
   }
 }
 
-describe.skipIf(!haveCli)('accept on real hosts', () => {
+describe('accept on real hosts', () => {
   it('--launcher local: this machine, preflight and node stage, no culprit', async () => {
     const run = await runCli(['accept', '--launcher', 'local', '--hosts', host, ...stagesArgs], { timeoutMs: 90_000 });
     expectHealthyNode(run, process.execPath);
@@ -145,7 +146,7 @@ describe.skipIf(!haveCli)('accept on real hosts', () => {
 });
 
 const unavailable = slurmUnavailable();
-describe.skipIf(unavailable !== undefined || !haveCli)('accept through srun', () => {
+describe.skipIf(unavailable !== undefined)('accept through srun', () => {
   let slurm: PrivateSlurm;
   beforeAll(async () => {
     slurm = await startSlurm();
@@ -153,7 +154,7 @@ describe.skipIf(unavailable !== undefined || !haveCli)('accept through srun', ()
   afterAll(() => slurm?.stop());
 
   it('inside an allocation (salloc) auto picks srun and takes the hosts from SLURM_JOB_NODELIST: each run is srun --nodelist=HOST', async () => {
-    const run = await runCli(['accept', ...stagesArgs], { command: ['salloc', '--nodes=1', '--quiet', '--', process.execPath, CLI], env: slurm.env, timeoutMs: 120_000 });
+    const run = await runCli(['accept', ...stagesArgs], { command: ['salloc', '--nodes=1', '--quiet', '--', process.execPath, CLI_PATH], env: slurm.env, timeoutMs: 120_000 });
     expectHealthyNode(run, 'srun');
 }, 130_000);
 });

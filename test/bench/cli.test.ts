@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseNcclTests } from '../../src/parse/index.js';
 import { detectLaunch } from '../../src/bench/launch-env.js';
-import { haveCli, runCli } from './helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const small = ['-b', '1K', '-e', '64K', '-f', '4', '-n', '2', '-w', '1', '--timeout', '30'];
 
-describe.skipIf(!haveCli)('bench tcp --np (built CLI)', () => {
+describe('bench tcp --np (built CLI)', () => {
   it('runs 4 local ranks and prints a table our nccl-tests parser reads', async () => {
     const run = await runCli(['bench', 'tcp', '--np', '4', '--op', 'all_reduce', '--sockets', '2', ...small]);
     expect(run.stderr).toBe('');

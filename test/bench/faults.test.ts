@@ -5,9 +5,10 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/bench/index.js';
-import { haveCli, isAlive, runCli } from './helpers.js';
+import { isAlive } from './helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
-describe.skipIf(!haveCli)('faults', () => {
+describe('faults', () => {
   it('kill one rank mid-run: the others exit 3 naming it, within the timeout, nothing left', async () => {
     let victim = -1;
     const pids: number[] = [];

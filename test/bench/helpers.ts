@@ -1,54 +1,10 @@
 /**
- * Shared by the bench tests: run the built CLI as a user would (argument arrays, timeouts, no
- * shell), run several ranks inside this process for fast correctness sweeps, and find tools.
+ * Shared by the bench tests: run several ranks inside this process for fast correctness sweeps, and
+ * find tools and processes. The built CLI runs through test/helpers/run-cli.ts.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { runBenchRank, freeLoopbackPort, type RankRunOptions, type RankRunResult } from '../../src/bench/index.js';
 import type { BenchParams } from '../../src/bench/types.js';
-
-export const CLI = path.resolve(import.meta.dirname, '../../dist/cli/main.js');
-export const haveCli = existsSync(CLI);
-
-export interface CliRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Run `node dist/cli/main.js ...args`; `onStdout` sees output as it arrives (to act mid-run). */
-export function runCli(
-  args: string[],
-  options: {
-    env?: NodeJS.ProcessEnv;
-    timeoutMs?: number;
-    onStdout?: (soFar: string, pid: number) => void;
-    onSpawn?: (child: ChildProcess) => void;
-    command?: string[];
-  } = {},
-): Promise<CliRun> {
-  const started = Date.now();
-  const [command, ...prefix] = options.command ?? [process.execPath, CLI];
-  return new Promise((resolve) => {
-    const child = spawn(command!, [...prefix, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    options.onSpawn?.(child);
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      options.onStdout?.(stdout, child.pid ?? -1);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
 
 export function which(tool: string): boolean {
   return spawnSync('sh', ['-c', 'command -v "$0"', tool], { stdio: 'ignore' }).status === 0;

@@ -7,7 +7,8 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { detectLaunch } from '../../src/bench/index.js';
-import { haveCli, isAlive, runCli } from './helpers.js';
+import { isAlive } from './helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const tiny = ['-b', '8', '-e', '8', '-n', '1', '-w', '0'];
 
@@ -23,7 +24,7 @@ describe('launcher variables', () => {
   });
 });
 
-describe.skipIf(!haveCli)('through the CLI', () => {
+describe('through the CLI', () => {
   it('WORLD_SIZE=2 without RANK: exit 2, one line', async () => {
     const run = await runCli(['bench', 'tcp', ...tiny], { env: { WORLD_SIZE: '2', RANK: '' } });
     expect(run.code).toBe(2);

@@ -5,16 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/bench/index.js';
 import { parseNcclTests } from '../../src/parse/index.js';
-import { CLI, haveCli, runCli, which } from './helpers.js';
+import { which } from './helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const haveMpirun = which('mpirun');
 if (!haveMpirun) console.log('skipping the mpirun test: mpirun not found (CI installs openmpi-bin)');
 
-describe.skipIf(!haveMpirun || !haveCli)('mpirun', () => {
+describe.skipIf(!haveMpirun)('mpirun', () => {
   it('mpirun --allow-run-as-root --oversubscribe -np 4 aifabric bench tcp prints one table for 4 ranks', async () => {
     const port = await freeLoopbackPort();
     const run = await runCli(['--allow-run-as-root', '--oversubscribe', '-np', '4', '-x', `MASTER_PORT=${port}`, '-x', 'MASTER_ADDR=127.0.0.1',
-      process.execPath, CLI, 'bench', 'tcp', '--op', 'reduce_scatter', '-b', '1K', '-e', '16K', '-f', '4', '-n', '2', '-w', '1', '-d', 'int32', '-o', 'max', '--timeout', '30'], {
+      process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'reduce_scatter', '-b', '1K', '-e', '16K', '-f', '4', '-n', '2', '-w', '1', '-d', 'int32', '-o', 'max', '--timeout', '30'], {
       command: ['mpirun'],
       timeoutMs: 90_000,
     });

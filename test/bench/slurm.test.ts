@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/bench/index.js';
 import { parseNcclTests } from '../../src/parse/index.js';
 import { slurmUnavailable, startSlurm, type PrivateSlurm } from '../helpers/slurm.js';
-import { CLI, haveCli, runCli } from './helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const unavailable = slurmUnavailable();
 if (unavailable) console.log(`skipping the Slurm tests: ${unavailable} (CI has Slurm and runs as root)`);
 
-describe.skipIf(unavailable !== undefined || !haveCli)('srun', () => {
+describe.skipIf(unavailable !== undefined)('srun', () => {
   let slurm: PrivateSlurm;
   beforeAll(async () => {
     slurm = await startSlurm();
@@ -22,7 +22,7 @@ describe.skipIf(unavailable !== undefined || !haveCli)('srun', () => {
 
   const launch = async (mpi: string[]) => {
     const port = await freeLoopbackPort();
-    return runCli([...mpi, '-n', '4', '--overcommit', process.execPath, CLI, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '-c', '1', '--rendezvous', `127.0.0.1:${port}`, '--timeout', '30'], {
+    return runCli([...mpi, '-n', '4', '--overcommit', process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '-c', '1', '--rendezvous', `127.0.0.1:${port}`, '--timeout', '30'], {
       command: ['srun'],
       env: slurm.env,
       timeoutMs: 90_000,

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { BENCH_OPS, DAMAGE_KINDS } from '../../src/bench/index.js';
 import { fillInput, inputValue, reducedValue } from '../../src/bench/fill.js';
-import { baseParams, haveCli, runCli, runInProcess } from './helpers.js';
+import { baseParams, runInProcess } from './helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 describe('check values make every damage visible', () => {
   it('neighbouring elements and consecutive rounds always differ, for every op and up to 16 ranks', () => {
@@ -63,7 +64,7 @@ describe.each(BENCH_OPS)('%s: -c 1 counts the damaged elements', (op) => {
   });
 });
 
-describe.skipIf(!haveCli)('through the CLI', () => {
+describe('through the CLI', () => {
   it.each(['flip', 'shift', 'stale', 'unwritten'])('AIFABRIC_BENCH_CORRUPT=1:%s exits 1 with FAILED', async (kind) => {
     const run = await runCli(['bench', 'tcp', '--np', '3', '--op', 'all_reduce', '-b', '4M', '-e', '4M', '-n', '1', '-w', '0', '-c', '1'], {
       env: { AIFABRIC_BENCH_CORRUPT: `1:${kind}` },

@@ -4,7 +4,7 @@
  * the Prometheus text format (every sample line `name{labels} value`, HELP and TYPE before it).
  */
 import { describe, expect, it } from 'vitest';
-import { haveCli, runCli } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 import type { AcceptMetrics } from '../../src/accept/index.js';
 import { renderDrainList, renderPrometheus } from '../../src/cli/render/accept-files.js';
 
@@ -61,7 +61,7 @@ describe('accept --prometheus', () => {
   });
 });
 
-describe.skipIf(!haveCli)('accept --drain-list and --prometheus paths', () => {
+describe('accept --drain-list and --prometheus paths', () => {
   it('are checked before any run: /proc exits 3, a folder exits 2, each with one line naming the path', async () => {
     const proc = await runCli(['accept', '--testbed', 'no-such-testbed', '--drain-list', '/proc/aifabric-drain']);
     expect({ code: proc.code, first: proc.stderr.split('\n')[0] }).toEqual({ code: 3, first: "aifabric: cannot write /proc/aifabric-drain: /proc is the kernel's virtual file system and takes no output files" });

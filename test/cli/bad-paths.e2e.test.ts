@@ -6,12 +6,11 @@
  * Closed pipes: `aifabric ... | head -1` exits 0 without a stack trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CLI_PATH, REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
+import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
 import { immutableFolder, readOnlyTmpfs, ScratchMounts, tinyTmpfs } from '../helpers/scratch-mounts.js';
 
 const JOB = join(REPO_ROOT, 'examples/jobs/llama3-70b-8xh100.yaml');
@@ -210,18 +209,9 @@ describe('--save --db PATH', () => {
 });
 
 /** Runs the CLI with stdout on a pipe that is closed after the first chunk, as `| head -1` does. */
-function runIntoClosedPipe(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO_ROOT, env: { ...process.env, AIFABRIC_DEBUG: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.once('data', () => child.stdout.destroy());
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code, signal) => {
-      clearTimeout(killer);
-      resolve({ code, signal, stderr });
-    });
-  });
+async function runIntoClosedPipe(args: string[], env: Record<string, string> = {}): Promise<Pick<CliRun, 'code' | 'signal' | 'stderr'>> {
+  const { code, signal, stderr } = await runCli(args, { env, onSpawn: (child) => child.stdout?.once('data', () => child.stdout?.destroy()) });
+  return { code, signal, stderr };
 }
 
 /** Processes whose environment carries `mark` (the ranks a --np run started inherit it). */

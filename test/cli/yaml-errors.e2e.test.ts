@@ -4,11 +4,11 @@
  * block or never end (a FIFO, /dev/zero, a huge file) refused with exit 2 and one line naming the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_PATH, REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
+import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
 
 const JOB = readFileSync(join(REPO_ROOT, 'examples/jobs/llama3-70b-8xh100.yaml'), 'utf8');
 const SCENARIO = readFileSync(join(REPO_ROOT, 'examples/scenarios/allreduce-leafspine-roce.yaml'), 'utf8');
@@ -86,11 +86,7 @@ function aliasBomb(prefix: string): string {
 
 /** The CLI with a small V8 heap: an expansion would die of heap exhaustion (exit 134), a refusal exits 2. */
 function runWithSmallHeap(args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--max-old-space-size=96', CLI_PATH, ...args], { cwd: REPO_ROOT, timeout: 60_000, env: { ...process.env, AIFABRIC_DEBUG: '' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+  return runCli(args, { nodeArgs: ['--max-old-space-size=96'] });
 }
 
 describe('a YAML alias bomb ("billion laughs")', () => {

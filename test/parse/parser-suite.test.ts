@@ -5,10 +5,10 @@
  * every real output under 1 MB read without a crash, and every other kind's outputs refused.
  * Kind-specific facts checked by hand stay in each parser's own test file.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DETECT_THRESHOLD, detectKind, findParser, NotThisKindError, rawParsers, type Parser } from '../../src/parse/index.js';
+import { expectGoldenJson } from '../helpers/golden.js';
 import { expectEveryCutParses, expectNeverThrows, FIXTURES_ROOT, realOutputs, type Fixture } from './tool-output-fixtures.js';
 
 const EVERY_CUT_MAX_BYTES = 1 << 20;
@@ -28,17 +28,6 @@ function ownFixtures(kind: string): Fixture[] {
 function goldenPath(kind: string, fixture: Fixture): string {
   if (kind === 'nccl-tests') return `${fixture.path}.golden.json`;
   return join(FIXTURES_ROOT, kind, 'golden', `${basename(fixture.path)}.json`);
-}
-
-function expectGoldenAt(path: string, value: unknown): void {
-  const actual = `${JSON.stringify(value, null, 2)}\n`;
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  expect(existsSync(path), `golden ${path} is missing: run with UPDATE_GOLDEN=1 and check it by hand`).toBe(true);
-  expect(JSON.parse(actual)).toEqual(JSON.parse(readFileSync(path, 'utf8')));
 }
 
 /** The text in chunks of `size` bytes, cutting UTF-8 sequences and lines as a read stream does. */
@@ -63,7 +52,7 @@ for (const raw of rawParsers) {
     for (const fixture of own) {
       it(`golden facts: ${fixture.name}`, async () => {
         const result = raw.parse(fixture.text);
-        expectGoldenAt(goldenPath(kind, fixture), result);
+        expectGoldenJson(goldenPath(kind, fixture), result);
         expect(raw.detect(fixture.text)).toBeGreaterThanOrEqual(DETECT_THRESHOLD);
         expect(detectKind(fixture.text)?.kind).toBe(kind);
         // A clean capture reads the same through the paste normaliser (what the CLI and check use).

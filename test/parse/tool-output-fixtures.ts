@@ -1,13 +1,12 @@
 /**
  * Shared by the tool-output parser tests: the real outputs under test/fixtures/<kind>/, golden
- * facts under test/fixtures/<kind>/golden/ (rewritten only with UPDATE_GOLDEN=1), and one
+ * facts under test/fixtures/<kind>/golden/ (compared by test/helpers/golden.ts), and one
  * fast-check property every parser must pass: garbage, truncations and mutations of the real
  * outputs never raise anything but NotThisKindError.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { expect } from 'vitest';
 import { NotThisKindError, type Parser } from '../../src/parse/types.js';
 
 export const FIXTURES_ROOT = join(import.meta.dirname, '..', 'fixtures');
@@ -31,20 +30,6 @@ export function fixtures(kind: string): Fixture[] {
 
 export function fixtureText(kind: string, name: string): string {
   return readFileSync(join(FIXTURES_ROOT, kind, name), 'utf8');
-}
-
-/** Compares the parse result with its golden JSON exactly; UPDATE_GOLDEN=1 rewrites the golden. */
-export function expectGolden(kind: string, fixtureName: string, value: unknown): void {
-  const folder = join(FIXTURES_ROOT, kind, 'golden');
-  const path = join(folder, `${fixtureName}.json`);
-  const actual = `${JSON.stringify(value, null, 2)}\n`;
-  if (process.env.UPDATE_GOLDEN === '1') {
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  expect(existsSync(path), `golden ${path} is missing: run with UPDATE_GOLDEN=1 and check it by hand`).toBe(true);
-  expect(JSON.parse(actual)).toEqual(JSON.parse(readFileSync(path, 'utf8')));
 }
 
 /** Calls parse and fails the property on any exception other than NotThisKindError. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   busbwCurveCharts,
@@ -9,9 +10,12 @@ import {
   stepBreakdownCharts,
 } from '../../src/report/charts/index.js';
 import { toReportItems } from '../../src/report/data/report-item.js';
-import { bandwidthCurves, renderFindingsTable } from '../../src/report/index.js';
-import { checkGolden } from './golden.js';
+import { renderFindingsTable } from '../../src/report/index.js';
+import { bandwidthCurves } from '../../src/result/index.js';
+import { expectGolden } from '../helpers/golden.js';
 import { loadFixture } from './fixtures.js';
+
+const GOLDEN_DIR = join(import.meta.dirname, 'golden');
 
 const items = (...names: string[]) => toReportItems(names.flatMap(loadFixture));
 
@@ -33,8 +37,7 @@ describe('chart SVGs match their goldens', () => {
       expect(charts).toHaveLength(1);
       const svg = await renderChartSvg(charts[0]!.spec);
       expect(svg.startsWith('<svg')).toBe(true);
-      const outcome = checkGolden(testCase.golden, svg);
-      expect(outcome.matches, outcome.message).toBe(true);
+      expectGolden(join(GOLDEN_DIR, testCase.golden), svg);
     });
   }
 
@@ -53,8 +56,7 @@ describe('the findings table', () => {
     expect(html.indexOf('sev-error')).toBeLessThan(html.indexOf('sev-warn'));
     expect(html.indexOf('sev-warn')).toBeLessThan(html.indexOf('sev-pass'));
     expect(html).not.toContain('<script>');
-    const outcome = checkGolden('findings-table.html', html);
-    expect(outcome.matches, outcome.message).toBe(true);
+    expectGolden(join(GOLDEN_DIR, 'findings-table.html'), html);
   });
 });
 

@@ -10,9 +10,12 @@ import { analyseTrace } from '../../src/trace/index.js';
 import type { ResultEnvelope } from '../../src/core/envelope.js';
 import type { TraceCollectiveRow, TraceMetrics } from '../../src/trace/types.js';
 import { renderChartSvg, traceTimelineCharts, traceWaitCharts } from '../../src/report/charts/index.js';
-import { describeRun, renderReport, toReportItems } from '../../src/report/index.js';
+import { renderReport, toReportItems } from '../../src/report/index.js';
+import { describeRun } from '../../src/result/index.js';
 import { MAX_HEATMAP_COLLECTIVES } from '../../src/report/charts/trace-waits.js';
-import { checkGolden } from './golden.js';
+import { expectGolden } from '../helpers/golden.js';
+
+const GOLDEN_DIR = join(import.meta.dirname, 'golden');
 
 function row(seq: number, op: string, startsUs: number[], dursUs: number[]): TraceCollectiveRow {
   const latest = Math.max(...startsUs);
@@ -90,8 +93,7 @@ describe('the trace timeline', () => {
 
   it('matches its golden', async () => {
     const [chart] = traceTimelineCharts(toReportItems([traceEnvelope()]));
-    const outcome = checkGolden('trace-timeline.svg', await renderChartSvg(chart!.spec));
-    expect(outcome.matches, outcome.message).toBe(true);
+    expectGolden(join(GOLDEN_DIR, 'trace-timeline.svg'), await renderChartSvg(chart!.spec));
   });
 });
 
@@ -117,8 +119,7 @@ describe('the wait heat map', () => {
 
   it('matches its golden', async () => {
     const [chart] = traceWaitCharts(toReportItems([traceEnvelope()]));
-    const outcome = checkGolden('trace-waits.svg', await renderChartSvg(chart!.spec));
-    expect(outcome.matches, outcome.message).toBe(true);
+    expectGolden(join(GOLDEN_DIR, 'trace-waits.svg'), await renderChartSvg(chart!.spec));
   });
 
   it('draws nothing for other kinds or a trace without collectives', () => {

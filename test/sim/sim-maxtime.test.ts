@@ -25,7 +25,7 @@ const star = (hosts: number, rate: string, kind: string): string =>
 
 type Json = Record<string, unknown>;
 
-async function simJson(file: string): Promise<{ code: number; stderr: string; envelope: Json; metrics: Json; workload: Json }> {
+async function simJson(file: string): Promise<{ code: number | null; stderr: string; envelope: Json; metrics: Json; workload: Json }> {
   const run = await runCli(['sim', file, '--json']);
   const envelope = JSON.parse(run.stdout) as Json;
   const metrics = envelope.metrics as Json;

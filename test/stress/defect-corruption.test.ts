@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveCli, runCli } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const commands = [
   ['bench', 'tcp', '--op', 'all_reduce', '--np', '4', '-b', '1M', '-e', '16M', '-f', '2', '-c', '1', '-n', '5', '-w', '1'],
@@ -22,7 +22,7 @@ afterAll(() => {
   for (const loop of busy) loop.kill('SIGKILL');
 });
 
-describe.skipIf(!haveCli)('defect 1: bench tcp wrong results above one slice per socket', () => {
+describe('defect 1: bench tcp wrong results above one slice per socket', () => {
   it.each(commands.flatMap((args) => [1, 2, 3].map((attempt) => ({ args, attempt, name: `${args.slice(2).join(' ')} (#${attempt})` }))))(
     '$name',
     async ({ args }) => {

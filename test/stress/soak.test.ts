@@ -6,12 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { haveCli } from '../bench/helpers.js';
+import { requireBuild } from '../helpers/run-cli.js';
 
 const script = path.resolve(import.meta.dirname, '../../bench/tcp-soak.mjs');
 
-describe.skipIf(!haveCli)('bench tcp soak', () => {
+describe('bench tcp soak', () => {
   it('20 s of every op with -c 1: 0 wrong, stops on Ctrl-C, leaves nothing, RSS flat', () => {
+    requireBuild();
     const run = spawnSync(process.execPath, [script, '--duration', '20s', '--np', '4'], { encoding: 'utf8', timeout: 120_000 });
     expect(run.signal, run.stdout + run.stderr).toBeNull();
     expect(run.stdout).toMatch(/# soak: \d+ rows checked, 0 wrong, PASS/);

@@ -8,7 +8,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 import { fullMatrix, launchArgs, rowsOf, sampleMatrix, type StressLaunch } from './matrix.js';
 
 const SEED = 9;
@@ -52,7 +53,7 @@ afterAll(() => {
   console.log(`stress: ${rowsChecked} rows checked over ${launches.length} launches (${rowsNotDividing} with counts not dividing by the rank count, ${rowsInSmallBuffers} with 16 KiB socket buffers), 0 wrong`);
 });
 
-describe.skipIf(!haveCli)('bench tcp under load: every element of every row right', () => {
+describe('bench tcp under load: every element of every row right', () => {
   it('the sample is large enough and hits counts that do not divide', () => {
     const rows = launches.flatMap(rowsOf);
     expect(rows.length).toBeGreaterThanOrEqual(full ? CI_ROWS : CI_ROWS);
@@ -65,7 +66,7 @@ describe.skipIf(!haveCli)('bench tcp under load: every element of every row righ
     '$name',
     async (launch) => {
       const inNamespace = launch.smallBuffers && namespaceUp;
-      const command = inNamespace ? ['ip', 'netns', 'exec', namespace, process.execPath, CLI] : undefined;
+      const command = inNamespace ? ['ip', 'netns', 'exec', namespace, process.execPath, CLI_PATH] : undefined;
       const run = await runCli(launchArgs(launch), { timeoutMs: 180_000, ...(command ? { command } : {}) });
       expect(run.signal, `launch was killed (hang?): ${run.stderr}`).toBeNull();
       expect(run.code, run.stderr).toBe(0);

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listNamespaces, stateDir, testbedDown } from '../../src/testbed/index.js';
-import { haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -40,7 +41,7 @@ function when(ready: () => boolean, act: (child: ChildProcess) => void) {
   };
 }
 
-describe.skipIf(!haveCli)('testbed up refuses bad values up front (exit 2)', () => {
+describe('testbed up refuses bad values up front (exit 2)', () => {
   it.each([
     [['--rate', '1gbit', '--buffer', '8G'], 'aifabric: invalid value for --buffer: 8589934592 bytes (expected at most 4294967295, the largest bfifo limit tc takes)'],
     [['--rate', '1000Tbps', '--buffer', '64K'], 'aifabric: invalid value for --rate: 1000000 Gbit/s (expected at most 800 Gbit/s, the fastest Ethernet port)'],
@@ -67,7 +68,7 @@ describe.skipIf(!haveCli)('testbed up refuses bad values up front (exit 2)', () 
   });
 });
 
-describe.skipIf(!canNetns || !haveCli)('testbed defect 15 (root)', () => {
+describe.skipIf(!canNetns)('testbed defect 15 (root)', () => {
   const databases = mkdtempSync(join(tmpdir(), 'aifabric-testbed-'));
   afterAll(async () => {
     await testbedDown(NAME).catch(() => undefined);

@@ -11,7 +11,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listNamespaces, testbedDown } from '../../src/testbed/index.js';
-import { CLI, haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -76,7 +77,7 @@ function iperf3(client: string, args: string[], needs: 'sum' | 'sum_received', c
   throw new Error(`iperf3 ${args.join(' ')} from ${client} failed ${IPERF3_ATTEMPTS} times; last: ${last}`);
 }
 
-describe.skipIf(!canNetns || !haveCli || !haveIperf3)('testbed faults are real (root)', () => {
+describe.skipIf(!canNetns || !haveIperf3)('testbed faults are real (root)', () => {
   beforeAll(async () => {
     const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '3', '--rate', '1gbit', '--buffer', '256K', '--fault', `h1:loss=${LOSS}`, '--fault', 'h2:rate=100Mbps']);
     expect(up.stderr).toBe('');
@@ -135,7 +136,7 @@ describe.skipIf(!canNetns || !haveCli || !haveIperf3)('testbed faults are real (
   });
 });
 
-describe.skipIf(!canNetns || !haveCli)('bench tcp across a lossy and a slow port (root)', () => {
+describe.skipIf(!canNetns)('bench tcp across a lossy and a slow port (root)', () => {
   const name = `tg${process.pid % 100000}`;
   afterAll(async () => {
     await testbedDown(name).catch(() => undefined);
@@ -156,7 +157,7 @@ describe.skipIf(!canNetns || !haveCli)('bench tcp across a lossy and a slow port
       ['all_reduce', 'double', 'min', ['-b', '1200008', '-e', '4800032', '-f', '4']],
     ] as const) {
       const args = ['bench', 'tcp', '--op', op, '-d', type, '-o', redop, ...sizes, '-n', '2', '-w', '1', '-c', '1', '--timeout', '30', '--json'];
-      const run = await runCli(['testbed', 'run', '--name', name, '--', process.execPath, CLI, ...args], { timeoutMs: 150_000 });
+      const run = await runCli(['testbed', 'run', '--name', name, '--', process.execPath, CLI_PATH, ...args], { timeoutMs: 150_000 });
       // Never a hang: the run ends by itself (our own kill would show as a signal).
       expect(run.signal).toBeNull();
       expect(run.stderr.split('\n')[0] ?? '').not.toMatch(/aifabric:/);

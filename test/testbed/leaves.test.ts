@@ -16,7 +16,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCpuCgroup, listNamespaces, readState, stateDir, testbedDown } from '../../src/testbed/index.js';
-import { haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -54,7 +55,7 @@ function mtuOf(namespace: string, dev: string): number {
   return Number(/ mtu (\d+)/.exec(spawnSync('ip', ['-n', namespace, 'link', 'show', 'dev', dev], { encoding: 'utf8' }).stdout)?.[1]);
 }
 
-describe.skipIf(!canNetns || !haveCli || !haveIperf3)('two-tier testbed, mtu, cpu and uplink-rate faults (root)', () => {
+describe.skipIf(!canNetns || !haveIperf3)('two-tier testbed, mtu, cpu and uplink-rate faults (root)', () => {
   afterAll(async () => {
     await testbedDown(NAME).catch(() => undefined);
   });

@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testbedDown } from '../../src/testbed/index.js';
-import { CLI, haveCli, runCli, which } from '../bench/helpers.js';
+import { which } from '../bench/helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -18,7 +19,7 @@ else if (!haveMpirun) console.log('skipping testbed mpirun tests: they need mpir
 
 const NAME = `tm${process.pid % 100000}`;
 
-describe.skipIf(!canNetns || !haveCli || !haveMpirun)('testbed mpirun: Open MPI across emulated hosts (root)', () => {
+describe.skipIf(!canNetns || !haveMpirun)('testbed mpirun: Open MPI across emulated hosts (root)', () => {
   afterAll(async () => {
     await testbedDown(NAME);
   });
@@ -26,7 +27,7 @@ describe.skipIf(!canNetns || !haveCli || !haveMpirun)('testbed mpirun: Open MPI 
   it('a 4-rank bench tcp all_reduce with one rank on each of 4 emulated hosts, data checked', async () => {
     const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '4', '--rate', '1gbit', '--buffer', '256K']);
     expect(up.code, up.stderr).toBe(0);
-    const run = await runCli(['testbed', 'mpirun', '--name', NAME, '--', process.execPath, CLI, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1M', '-e', '2M', '-n', '2', '-w', '1', '-c', '1'], { timeoutMs: 120_000 });
+    const run = await runCli(['testbed', 'mpirun', '--name', NAME, '--', process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1M', '-e', '2M', '-n', '2', '-w', '1', '-c', '1'], { timeoutMs: 120_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('(launcher: Open MPI)');
     for (let host = 0; host < 4; host++) expect(run.stdout).toMatch(new RegExp(`#  Rank  ${host} Group  0 Pid +\\d+ on +${NAME}-h${host} `));
@@ -34,7 +35,7 @@ describe.skipIf(!canNetns || !haveCli || !haveMpirun)('testbed mpirun: Open MPI 
   });
 
   it('the rsh agent refuses a host the testbed does not have (exit 2, naming it)', () => {
-    const agent = join(CLI, '..', '..', 'testbed', 'rsh-agent.js');
+    const agent = join(CLI_PATH, '..', '..', 'testbed', 'rsh-agent.js');
     const run = spawnSync(process.execPath, [agent, NAME, '10.99.0.77', 'true'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/host "10\.99\.0\.77" is not in testbed/);

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseNcclTests } from '../../src/parse/index.js';
 import { listNamespaces, testbedDown, testbedUp } from '../../src/testbed/index.js';
 import { EnvironmentError } from '../../src/core/errors.js';
-import { CLI, haveCli, isAlive, runCli, which } from '../bench/helpers.js';
+import { isAlive, which } from '../bench/helpers.js';
+import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -20,7 +21,7 @@ function leftovers(namespaces: string[]): string[] {
   return namespaces.filter((ns) => ns.startsWith(`${NAME}-`));
 }
 
-describe.skipIf(!canNetns || !haveCli)('testbed (root)', () => {
+describe.skipIf(!canNetns)('testbed (root)', () => {
   afterAll(async () => {
     await testbedDown(NAME).catch(() => undefined);
   });
@@ -34,7 +35,7 @@ describe.skipIf(!canNetns || !haveCli)('testbed (root)', () => {
     expect(qdiscs).toMatch(/qdisc htb 1: root/);
     expect(qdiscs).toMatch(/qdisc bfifo 10: parent 1:10 limit 256Kb/);
 
-    const run = await runCli(['testbed', 'run', '--name', NAME, '--', process.execPath, CLI, 'bench', 'tcp', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '--timeout', '20'], { timeoutMs: 60_000 });
+    const run = await runCli(['testbed', 'run', '--name', NAME, '--', process.execPath, CLI_PATH, 'bench', 'tcp', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '--timeout', '20'], { timeoutMs: 60_000 });
     expect(run.code).toBe(0);
     const test = parseNcclTests(run.stdout).facts.tests[0]!;
     expect(test.devices.map((device) => device.host)).toEqual([0, 1, 2, 3].map((i) => `${NAME}-h${i}`));

@@ -4,6 +4,7 @@
  * first row, and the rules see the test without them, so no plateau or straggler is judged on it.
  */
 import type { NcclTestsMeasurement, NcclTestsRow, NcclTestsTest } from '../../parse/index.js';
+import { makeFinding } from '../../core/rules.js';
 import { evidenceAt } from '../evidence.js';
 import type { Capture, CheckFinding, HostCaptures } from '../types.js';
 
@@ -22,16 +23,16 @@ export function rowRangeProblem(row: NcclTestsRow): string | null {
   return measurementProblem(row.outOfPlace, 'out-of-place') ?? measurementProblem(row.inPlace, 'in-place');
 }
 
-function screenTest(host: string, capture: Capture<'nccl-tests'>, test: NcclTestsTest, findings: CheckFinding[]): NcclTestsTest {
+/** The test without its out-of-range rows, and the finding that says so (none when every row is in range). */
+function screenTest(host: string, capture: Capture<'nccl-tests'>, test: NcclTestsTest): { test: NcclTestsTest; findings: CheckFinding[] } {
   const bad = test.rows.map((row) => ({ row, problem: rowRangeProblem(row) })).filter((entry): entry is { row: NcclTestsRow; problem: string } => entry.problem !== null);
   const badAverage = test.avgBusbwGBps !== null && test.avgBusbwGBps < 0;
-  if (bad.length === 0 && !badAverage) return test;
+  if (bad.length === 0 && !badAverage) return { test, findings: [] };
   const first = bad[0];
   const label = test.collective ? test.collective.replace(/_perf(_mpi)?$/, '') : 'nccl-tests run';
-  findings.push({
+  const finding = makeFinding('busbw.range', {
     family: 'busbw',
     severity: 'error',
-    ruleId: 'busbw.range',
     host,
     message: first
       ? `${label}: ${bad.length} row(s) hold values no measurement gives (first: ${first.problem} at ${first.row.sizeBytes} B): the log is corrupted or edited; those rows are not judged`
@@ -41,7 +42,7 @@ function screenTest(host: string, capture: Capture<'nccl-tests'>, test: NcclTest
   });
   const rows = test.rows.filter((row) => rowRangeProblem(row) === null);
   const peak = rows.length === 0 ? null : Math.max(...rows.map((row) => Math.max(row.outOfPlace.busbwGBps, row.inPlace.busbwGBps)));
-  return { ...test, rows, peakBusbwGBps: peak, avgBusbwGBps: badAverage ? null : test.avgBusbwGBps };
+  return { test: { ...test, rows, peakBusbwGBps: peak, avgBusbwGBps: badAverage ? null : test.avgBusbwGBps }, findings: [finding] };
 }
 
 /** The hosts with out-of-range nccl-tests rows removed, and one error finding per test that had any. */
@@ -52,7 +53,11 @@ export function screenRanges(hosts: HostCaptures[]): { hosts: HostCaptures[]; fi
     captures: host.captures.map((capture): Capture => {
       if (capture.kind !== 'nccl-tests') return capture;
       const nccl = capture as Capture<'nccl-tests'>;
-      const tests = nccl.facts.tests.map((test) => screenTest(host.host, nccl, test, findings));
+      const tests = nccl.facts.tests.map((test) => {
+        const screened = screenTest(host.host, nccl, test);
+        findings.push(...screened.findings);
+        return screened.test;
+      });
       return tests.every((test, index) => test === nccl.facts.tests[index]) ? capture : { ...nccl, facts: { ...nccl.facts, tests } };
     }),
   }));

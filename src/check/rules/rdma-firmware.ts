@@ -3,6 +3,7 @@
  * versions are a classic cause of one slow or flapping node. Compared per vendor part id, since a
  * host may carry two NIC models (a ConnectX-7 and a BlueField) with rightly different firmware.
  */
+import { makeFinding } from '../../core/rules.js';
 import type { CheckFinding, HostCaptures } from '../types.js';
 import { capturesOf } from '../types.js';
 
@@ -42,26 +43,27 @@ function majority(versions: readonly string[]): string {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0].localeCompare(a[0], undefined, { numeric: true }))[0]![0];
 }
 
-export function checkFirmware(hosts: readonly HostCaptures[], findings: CheckFinding[]): void {
+export function checkFirmware(hosts: readonly HostCaptures[]): CheckFinding[] {
   const seen = collect(hosts);
-  if (seen.length === 0) return;
+  const findings: CheckFinding[] = [];
+  if (seen.length === 0) return findings;
   const expectedByPart = new Map<string, string>();
   for (const part of new Set(seen.map((entry) => entry.part))) expectedByPart.set(part, majority(seen.filter((entry) => entry.part === part).map((entry) => entry.version)));
   for (const host of [...new Set(seen.map((entry) => entry.host))]) {
     const mine = seen.filter((entry) => entry.host === host);
     const odd = mine.filter((entry) => entry.version !== expectedByPart.get(entry.part));
     if (odd.length > 0) {
-      findings.push({
+      findings.push(makeFinding('rdma.firmware', {
         family: 'rdma',
         severity: 'warn',
-        ruleId: 'rdma.firmware',
         host,
         message: `${odd.length} HCA(s) run firmware other than the cluster's ${odd[0]!.part} version ${expectedByPart.get(odd[0]!.part)}: ${odd.map((entry) => `${entry.device} ${entry.version}`).join(', ')}`,
         evidence: odd[0]!.evidence,
         remediation: 'Update with mlxfw/mlxup (or the vendor bundle) so every HCA of a model runs one version, then reboot or mlxfwreset.',
-      });
+      }));
     } else {
-      findings.push({ family: 'rdma', severity: 'pass', ruleId: 'rdma.firmware', host, message: `${mine.length} HCA(s) on the cluster's firmware (${[...new Set(mine.map((entry) => entry.version))].join(', ')})`, evidence: mine[0]!.evidence });
+      findings.push(makeFinding('rdma.firmware', { family: 'rdma', severity: 'pass', host, message: `${mine.length} HCA(s) on the cluster's firmware (${[...new Set(mine.map((entry) => entry.version))].join(', ')})`, evidence: mine[0]!.evidence }));
     }
   }
+  return findings;
 }

@@ -4,9 +4,10 @@
  * versions, so a value copied from another machine silently picks RoCE v1 (not routable) or nothing.
  * GIDs come from `show_gids` or the GID table of `ibv_devinfo -v`.
  */
+import { makeFinding } from '../../core/rules.js';
 import { evidenceAt } from '../evidence.js';
 import { hostNccl } from '../host-facts.js';
-import { capturesOf, type CheckFinding, type HostCaptures } from '../types.js';
+import { capturesOf, type HostCaptures, type RuleOutput } from '../types.js';
 import type { PortView } from './rdma-ports.js';
 
 interface GidSeen {
@@ -32,17 +33,18 @@ function gidAt(host: HostCaptures, view: PortView, index: number): GidSeen | nul
   return known ? null : undefined;
 }
 
-export function checkGidIndex(host: HostCaptures, ports: readonly PortView[], findings: CheckFinding[], notes: string[]): void {
+export function checkGidIndex(host: HostCaptures, ports: readonly PortView[]): RuleOutput {
+  const none: RuleOutput = { findings: [], notes: [] };
   const nccl = hostNccl(host);
   const variable = nccl.variables.get('NCCL_IB_GID_INDEX');
   const index = nccl.settings?.ibGidIndex;
   const ethernet = ports.filter((view) => view.linkLayer === null || view.linkLayer === 'Ethernet');
-  if (ethernet.length === 0) return;
+  if (ethernet.length === 0) return none;
   if (!variable || index === null || index === undefined) {
-    if (nccl.settings) notes.push(`rdma.gid-index: ${host.host}: NCCL_IB_GID_INDEX not set; NCCL 2.21+ picks a RoCE v2 GID itself (per NCCL_SOCKET_FAMILY), older versions use index 0 (RoCE v1)`);
-    return;
+    if (!nccl.settings) return none;
+    return { findings: [], notes: [`rdma.gid-index: ${host.host}: NCCL_IB_GID_INDEX not set; NCCL 2.21+ picks a RoCE v2 GID itself (per NCCL_SOCKET_FAMILY), older versions use index 0 (RoCE v1)`] };
   }
-  if (index < 0) return;
+  if (index < 0) return none;
   const problems: string[] = [];
   let firstBad: string | undefined;
   let firstGood: string | undefined;
@@ -62,20 +64,18 @@ export function checkGidIndex(host: HostCaptures, ports: readonly PortView[], fi
     }
   }
   if (checked === 0) {
-    notes.push(`rdma.gid-index: ${host.host}: no show_gids or ibv_devinfo -v GID table captured; NCCL_IB_GID_INDEX=${index} not checked`);
-    return;
+    return { findings: [], notes: [`rdma.gid-index: ${host.host}: no show_gids or ibv_devinfo -v GID table captured; NCCL_IB_GID_INDEX=${index} not checked`] };
   }
   if (problems.length > 0) {
-    findings.push({
+    const finding = makeFinding('rdma.gid-index', {
       family: 'rdma',
       severity: 'error',
-      ruleId: 'rdma.gid-index',
       host: host.host,
       message: `NCCL_IB_GID_INDEX=${index} does not select a RoCE v2 GID: ${problems.join('; ')}`,
       evidence: firstBad ?? evidenceAt(variable.capture, variable.line, `NCCL_IB_GID_INDEX=${variable.value}`),
       remediation: 'Run show_gids on this host (and inside the pod) and set NCCL_IB_GID_INDEX to the index of the v2 GID carrying the RoCE IP, or leave it unset on NCCL 2.21+.',
     });
-  } else {
-    findings.push({ family: 'rdma', severity: 'pass', ruleId: 'rdma.gid-index', host: host.host, message: `NCCL_IB_GID_INDEX=${index} is a RoCE v2 GID on ${checked} port(s)`, evidence: firstGood });
+    return { findings: [finding], notes: [] };
   }
+  return { findings: [makeFinding('rdma.gid-index', { family: 'rdma', severity: 'pass', host: host.host, message: `NCCL_IB_GID_INDEX=${index} is a RoCE v2 GID on ${checked} port(s)`, evidence: firstGood })], notes: [] };
 }

@@ -2,6 +2,7 @@
  * Family `rdma`: the HCAs NCCL will use exist, are up, speak the fabric's link layer at its rate and
  * MTU, run one firmware, and (RoCE) NCCL_IB_GID_INDEX names a RoCE v2 GID on each of them.
  */
+import { makeFinding, type RuleId } from '../../core/rules.js';
 import { evidenceAt } from '../evidence.js';
 import { hostNccl, rdmaDeviceNames, unmatchedHcaEntries } from '../host-facts.js';
 import type { CheckContext, CheckFinding, HostCaptures, RuleFamily, RuleOutput } from '../types.js';
@@ -14,30 +15,32 @@ import { checkPerftest } from './perftest.js';
 const RATE_TOLERANCE = 0.95;
 const RDMA_MTU_BYTES = 4096;
 
-function finding(host: HostCaptures, ruleId: string, severity: CheckFinding['severity'], message: string, evidence?: string, remediation?: string): CheckFinding {
-  return { family: 'rdma', severity, ruleId, host: host.host, message, ...(evidence ? { evidence } : {}), ...(remediation ? { remediation } : {}) };
+type PortRuleId = Extract<RuleId, 'rdma.hca-present' | 'rdma.port-state' | 'rdma.link-layer' | 'rdma.rate' | 'rdma.mtu'>;
+
+function finding(host: HostCaptures, ruleId: PortRuleId, severity: CheckFinding['severity'], message: string, evidence?: string, remediation?: string): CheckFinding {
+  return makeFinding(ruleId, { family: 'rdma', severity, host: host.host, message, ...(evidence ? { evidence } : {}), ...(remediation ? { remediation } : {}) });
 }
 
 function list(views: readonly PortView[], value: (view: PortView) => string): string {
   return views.map((view) => `${view.device}/${view.port} ${value(view)}`).join(', ');
 }
 
-function checkHcaPresent(host: HostCaptures, findings: CheckFinding[]): void {
+function checkHcaPresent(host: HostCaptures): CheckFinding[] {
   const nccl = hostNccl(host);
   const hcaList = nccl.settings?.ibHca;
   const variable = nccl.variables.get('NCCL_IB_HCA');
   const devices = rdmaDeviceNames(host);
-  if (!hcaList || !variable || devices.length === 0) return;
+  if (!hcaList || !variable || devices.length === 0) return [];
   const missing = unmatchedHcaEntries(hcaList, devices);
   const evidence = evidenceAt(variable.capture, variable.line, `NCCL_IB_HCA=${variable.value}`);
   if (missing.length > 0) {
-    findings.push(finding(host, 'rdma.hca-present', 'error', `NCCL_IB_HCA names ${missing.join(', ')}, which this host does not have (it has ${devices.join(', ')})`, evidence, 'Fix NCCL_IB_HCA for this node type, or find why the device is missing (driver not loaded, VF not passed into the pod).'));
-  } else {
-    findings.push(finding(host, 'rdma.hca-present', 'pass', `every NCCL_IB_HCA entry matches a device`, evidence));
+    return [finding(host, 'rdma.hca-present', 'error', `NCCL_IB_HCA names ${missing.join(', ')}, which this host does not have (it has ${devices.join(', ')})`, evidence, 'Fix NCCL_IB_HCA for this node type, or find why the device is missing (driver not loaded, VF not passed into the pod).')];
   }
+  return [finding(host, 'rdma.hca-present', 'pass', `every NCCL_IB_HCA entry matches a device`, evidence)];
 }
 
-function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[], findings: CheckFinding[]): void {
+function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]): CheckFinding[] {
+  const findings: CheckFinding[] = [];
   const down = ports.filter((view) => (view.state !== null && view.state !== 'ACTIVE') || (view.physState !== null && view.physState !== 'LINK_UP'));
   const known = ports.filter((view) => view.state !== null || view.physState !== null);
   const state = (view: PortView): string => `${view.state ?? '?'}/${view.physState ?? '?'}`;
@@ -52,7 +55,7 @@ function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]
     findings.push(finding(host, 'rdma.port-state', 'pass', `${known.length} port(s) ACTIVE and LINK_UP`, portEvidence(known[0]!, `state ${state(known[0]!)}`)));
   }
   const fabric = context.fabric;
-  if (!fabric || fabric.transport === 'tcp') return;
+  if (!fabric || fabric.transport === 'tcp') return findings;
   const wantLayer = fabric.transport === 'roce' ? 'Ethernet' : 'InfiniBand';
   const layered = ports.filter((view) => view.linkLayer !== null);
   const wrongLayer = layered.filter((view) => view.linkLayer !== wantLayer);
@@ -78,20 +81,27 @@ function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]
   } else if (withMtu.length > 0) {
     findings.push(finding(host, 'rdma.mtu', 'pass', `${withMtu.length} port(s) at active MTU 4096`, portEvidence(withMtu[0]!, 'active_mtu 4096')));
   }
+  return findings;
 }
 
 function run(context: CheckContext): RuleOutput {
   const findings: CheckFinding[] = [];
   const notes: string[] = [];
   for (const host of context.hosts) {
-    checkHcaPresent(host, findings);
+    findings.push(...checkHcaPresent(host));
     const ports = selectedPorts(host);
     if (ports.length === 0) continue;
-    checkPorts(context, host, ports, findings);
-    if (context.fabric?.transport === 'roce') checkGidIndex(host, ports, findings, notes);
+    findings.push(...checkPorts(context, host, ports));
+    if (context.fabric?.transport === 'roce') {
+      const gid = checkGidIndex(host, ports);
+      findings.push(...gid.findings);
+      notes.push(...gid.notes);
+    }
   }
-  checkFirmware(context.hosts, findings);
-  checkPerftest(context, findings, notes);
+  findings.push(...checkFirmware(context.hosts));
+  const perftest = checkPerftest(context);
+  findings.push(...perftest.findings);
+  notes.push(...perftest.notes);
   return { findings, notes };
 }
 

@@ -5,6 +5,7 @@
  * below -3.5 with at least a 3% shortfall; latency likewise, above the median, with wider margins
  * because small-message times are noisier.
  */
+import { makeFinding } from '../../core/rules.js';
 import { median, robustZScores } from '../../core/stats.js';
 import { evidenceAt } from '../evidence.js';
 import { collectiveOp, plateau, smallMessageLatency } from '../nccl-run.js';
@@ -57,29 +58,28 @@ function gather(context: CheckContext): Map<string, Sample[]> {
   return groups;
 }
 
-function judge(group: string, samples: Sample[], metric: 'busbw' | 'latency', findings: CheckFinding[]): void {
+function judge(group: string, samples: Sample[], metric: 'busbw' | 'latency'): CheckFinding[] {
   const present = samples.filter((sample) => (metric === 'busbw' ? sample.busbwGBps : sample.latencyUs) !== null);
-  if (present.length < STRAGGLER_RULES.minPeers) return;
+  if (present.length < STRAGGLER_RULES.minPeers) return [];
   const values = present.map((sample) => (metric === 'busbw' ? sample.busbwGBps! : sample.latencyUs!));
   const center = median(values);
   const z = robustZScores(values);
-  present.forEach((sample, index) => {
+  return present.map((sample, index) => {
     const value = values[index]!;
     const score = z[index]!;
-    const ruleId = `straggler.${metric}`;
-    const base = { family: 'straggler' as const, ruleId, host: sample.host, evidence: metric === 'busbw' ? sample.busbwEvidence : sample.latencyEvidence, medianValue: center, robustZ: score };
+    const base = { family: 'straggler' as const, host: sample.host, evidence: metric === 'busbw' ? sample.busbwEvidence : sample.latencyEvidence, medianValue: center, robustZ: score };
     if (metric === 'busbw') {
       const shortfall = 1 - value / center;
       const outlier = shortfall > STRAGGLER_RULES.busbwShortfall || (score < STRAGGLER_RULES.busbwZ && shortfall > STRAGGLER_RULES.busbwMinShortfallForZ);
-      findings.push(outlier
-        ? { ...base, severity: 'error', message: `${sample.unit} is a straggler in ${group}: busbw ${value.toFixed(2)} GB/s is ${(shortfall * 100).toFixed(1)}% below the median ${center.toFixed(2)} GB/s of ${present.length} runs (robust z ${score.toFixed(1)})`, remediation: 'Take the node out of the job and check its GPU clocks and thermals (nvidia-smi -q -d PERFORMANCE), NIC link rate and errors, PCIe link width (lspci -vv), and its NVLink/NVSwitch state.' }
-        : { ...base, severity: 'pass', message: `${sample.unit}: busbw ${value.toFixed(2)} GB/s within 10% of the median ${center.toFixed(2)} GB/s (${group})` });
+      return outlier
+        ? makeFinding('straggler.busbw', { ...base, severity: 'error', message: `${sample.unit} is a straggler in ${group}: busbw ${value.toFixed(2)} GB/s is ${(shortfall * 100).toFixed(1)}% below the median ${center.toFixed(2)} GB/s of ${present.length} runs (robust z ${score.toFixed(1)})`, remediation: 'Take the node out of the job and check its GPU clocks and thermals (nvidia-smi -q -d PERFORMANCE), NIC link rate and errors, PCIe link width (lspci -vv), and its NVLink/NVSwitch state.' })
+        : makeFinding('straggler.busbw', { ...base, severity: 'pass', message: `${sample.unit}: busbw ${value.toFixed(2)} GB/s within 10% of the median ${center.toFixed(2)} GB/s (${group})` });
     } else {
       const excess = value / center - 1;
       const outlier = excess > STRAGGLER_RULES.latencyExcess || (score > STRAGGLER_RULES.latencyZ && excess > STRAGGLER_RULES.latencyMinExcessForZ);
-      findings.push(outlier
-        ? { ...base, severity: 'warn', message: `${sample.unit} has outlying small-message latency in ${group}: ${value} us is ${(excess * 100).toFixed(0)}% above the median ${center} us (robust z ${score.toFixed(1)})`, remediation: 'Check CPU frequency scaling and C-states, IRQ affinity of the NIC, and whether another job shares the node.' }
-        : { ...base, severity: 'pass', message: `${sample.unit}: small-message latency ${value} us in line with the median ${center} us (${group})` });
+      return outlier
+        ? makeFinding('straggler.latency', { ...base, severity: 'warn', message: `${sample.unit} has outlying small-message latency in ${group}: ${value} us is ${(excess * 100).toFixed(0)}% above the median ${center} us (robust z ${score.toFixed(1)})`, remediation: 'Check CPU frequency scaling and C-states, IRQ affinity of the NIC, and whether another job shares the node.' })
+        : makeFinding('straggler.latency', { ...base, severity: 'pass', message: `${sample.unit}: small-message latency ${value} us in line with the median ${center} us (${group})` });
     }
   });
 }
@@ -92,8 +92,7 @@ function run(context: CheckContext): RuleOutput {
       if (context.hosts.length > 1) notes.push(`straggler: ${group}: ${samples.length} run(s); at least ${STRAGGLER_RULES.minPeers} are needed to compare`);
       continue;
     }
-    judge(group, samples, 'busbw', findings);
-    judge(group, samples, 'latency', findings);
+    findings.push(...judge(group, samples, 'busbw'), ...judge(group, samples, 'latency'));
   }
   return { findings, notes };
 }

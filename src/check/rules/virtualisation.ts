@@ -4,6 +4,7 @@
  * unless the NICs are passed through (SR-IOV, PCIe passthrough) and the vCPU/NUMA layout matches
  * the host; a warning says to verify that, not that it is wrong. Containers are reported as info.
  */
+import { makeFinding } from '../../core/rules.js';
 import { evidenceAt } from '../evidence.js';
 import { DMI_HYPERVISOR_PATTERNS } from '../collect/host-identity.js';
 import { capturesOf, type CheckContext, type CheckFinding, type HostCaptures, type RuleFamily, type RuleOutput } from '../types.js';
@@ -43,13 +44,13 @@ function run(context: CheckContext): RuleOutput {
     if (found.length === 0) continue;
     const vm = found.filter((signal) => signal.vm);
     const container = found.filter((signal) => signal.container);
-    const base = { family: 'virt' as const, ruleId: 'virt.hypervisor', host: host.host };
+    const base = { family: 'virt' as const, host: host.host };
     if (vm.length > 0) {
-      findings.push({ ...base, severity: 'warn', message: `running under a hypervisor (${vm.map((signal) => signal.what).join('; ')}): multi-node training needs the NICs passed through and the vCPU/NUMA layout pinned`, evidence: vm[0]!.evidence, remediation: 'Confirm the RDMA NICs are SR-IOV VFs or passthrough devices (ibv_devinfo lists them), GPUDirect RDMA works (gdr checks), and compare busbw with a bare-metal node.' });
+      findings.push(makeFinding('virt.hypervisor', { ...base, severity: 'warn', message: `running under a hypervisor (${vm.map((signal) => signal.what).join('; ')}): multi-node training needs the NICs passed through and the vCPU/NUMA layout pinned`, evidence: vm[0]!.evidence, remediation: 'Confirm the RDMA NICs are SR-IOV VFs or passthrough devices (ibv_devinfo lists them), GPUDirect RDMA works (gdr checks), and compare busbw with a bare-metal node.' }));
     } else if (container.length > 0) {
-      findings.push({ ...base, severity: 'info', message: `running in a container (${container.map((signal) => signal.what).join('; ')}); no hypervisor detected`, evidence: container[0]!.evidence });
+      findings.push(makeFinding('virt.hypervisor', { ...base, severity: 'info', message: `running in a container (${container.map((signal) => signal.what).join('; ')}); no hypervisor detected`, evidence: container[0]!.evidence }));
     } else {
-      findings.push({ ...base, severity: 'pass', message: `no hypervisor detected (${found.map((signal) => signal.what).join('; ')})`, evidence: found[0]!.evidence });
+      findings.push(makeFinding('virt.hypervisor', { ...base, severity: 'pass', message: `no hypervisor detected (${found.map((signal) => signal.what).join('; ')})`, evidence: found[0]!.evidence }));
     }
   }
   return { findings, notes: [] };

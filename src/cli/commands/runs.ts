@@ -3,7 +3,7 @@
  * `diff` exits 1 when busbw fell by more than 5% at any message size, so CI can gate on it.
  */
 import { Command } from '@commander-js/extra-typings';
-import { makeResult, type Finding } from '../../core/envelope.js';
+import { makeResult } from '../../core/envelope.js';
 import { emitResult, toJson } from '../emit.js';
 import { positiveIntArg } from '../options.js';
 import { addDbOption } from '../store-options.js';
@@ -71,13 +71,7 @@ function registerDiff(runs: Command): void {
       const b = opened.require(store.parseRunId(bText));
       const diff = store.diffResults(a.envelope, b.envelope);
       const summary = (run: typeof a) => ({ id: run.id, kind: run.kind, createdAt: run.createdAt, label: run.label });
-      const findings: Finding[] = diff.regressions.map((entry) => ({
-        severity: 'error',
-        ruleId: 'busbw-regression',
-        message: `${entry.op} busbw fell ${Math.abs(entry.changePercent).toFixed(1)}% at ${entry.sizeBytes} bytes (${entry.aBusbwGBps} -> ${entry.bBusbwGBps} GB/s)`,
-        sizeBytes: entry.sizeBytes,
-      }));
-      const result = makeResult('runs-diff', { db: path, a: a.id, b: b.id }, { a: summary(a), b: summary(b), ...diff }, { findings });
+      const result = makeResult('runs-diff', { db: path, a: a.id, b: b.id }, { a: summary(a), b: summary(b), ...diff }, { findings: store.regressionFindings(diff) });
       await emitResult(result, { json: options.json ?? false }, () => renderDiffText(diff, a, b));
       if (diff.regressions.length > 0) process.exitCode = 1;
     } finally {

@@ -4,7 +4,7 @@
  * a slow node shows as a row and column of red, a slow link as one cell, a slow rail as its own map.
  */
 import type { ReportItem } from '../data/report-item.js';
-import { asRecord, finite, records, text } from '../data/read.js';
+import { asRecord, finite, records, text } from '../../result/index.js';
 import { CHART_WIDTH, type ChartSpec } from './chart.js';
 
 interface Cell {

@@ -3,7 +3,7 @@
  * curves (the model) dashed, measured ones (bench, captured nccl-tests) solid, so the gap between
  * what the fabric should do and what it did is the first thing the eye finds. One chart per op.
  */
-import { bandwidthCurves } from '../data/bandwidth-curves.js';
+import { bandwidthCurves } from '../../result/index.js';
 import type { ReportItem } from '../data/report-item.js';
 import { CHART_HEIGHT, CHART_WIDTH, SIZE_LABEL_EXPR, fabricColourScale, log2Axis, slug, uniqueLabel, type ChartSpec } from './chart.js';
 

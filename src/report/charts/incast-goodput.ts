@@ -4,7 +4,7 @@
  * so the sender count where goodput collapses (TCP without ECN) or holds (PFC) is plain to see.
  */
 import type { ReportItem } from '../data/report-item.js';
-import { asRecord, finite, records, text } from '../data/read.js';
+import { asRecord, finite, records, text } from '../../result/index.js';
 import { CHART_HEIGHT, CHART_WIDTH, uniqueLabel, type ChartSpec } from './chart.js';
 
 interface GoodputRow {

@@ -4,7 +4,7 @@
  * buys back more step time than it costs. One chart per result.
  */
 import type { ReportItem } from '../data/report-item.js';
-import { asRecord, finite, records, text } from '../data/read.js';
+import { asRecord, finite, records, text } from '../../result/index.js';
 import { CHART_HEIGHT, CHART_WIDTH, fabricColourScale, log2Axis, slug, type ChartSpec } from './chart.js';
 
 interface ScalingRow {

@@ -4,7 +4,7 @@
  * `compare` results (one bar per fabric) and `plan` results (one bar per plan).
  */
 import type { ReportItem } from '../data/report-item.js';
-import { asRecord, finite, records, text, type UnknownRecord } from '../data/read.js';
+import { asRecord, finite, records, text, type UnknownRecord } from '../../result/index.js';
 import { CHART_HEIGHT, uniqueLabel, slug, type ChartSpec } from './chart.js';
 
 const COMPONENTS: readonly { key: string; label: string }[] = [

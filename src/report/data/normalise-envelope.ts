@@ -4,7 +4,7 @@
  * shape here, so no renderer downstream has to guess, and nothing can throw while printing.
  */
 import type { Finding, ResultEnvelope, Series } from '../../core/envelope.js';
-import { isRecord, records } from './read.js';
+import { isRecord, records } from '../../result/index.js';
 
 /** Any value as text; never throws (objects without a prototype cannot be String()-ed). */
 export function safeText(value: unknown): string {

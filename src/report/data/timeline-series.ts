@@ -5,7 +5,7 @@
  * peaks that matter (a full buffer, a pause storm) survive and the SVG stays small.
  */
 import type { Series } from '../../core/envelope.js';
-import { finite } from './read.js';
+import { finite } from '../../result/index.js';
 
 export interface TimelinePoint {
   timeUs: number;

@@ -5,7 +5,7 @@
  * aligned start and duration.
  */
 import type { ReportItem } from './report-item.js';
-import { asRecord, finite, records, text } from './read.js';
+import { asRecord, finite, records, text } from '../../result/index.js';
 
 export interface TraceRankCell {
   /** Position of the collective in the result's list, from 0. */

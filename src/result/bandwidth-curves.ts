@@ -4,7 +4,7 @@
  * (nccl-tests output captured on a real cluster). Measured results report out-of-place busbw, as
  * nccl-tests' summary line does, falling back to in-place or a flat busbwGBps.
  */
-import type { ResultEnvelope } from '../../core/envelope.js';
+import type { ResultEnvelope } from '../core/envelope.js';
 import { asRecord, finite, normaliseOp, records, text, type UnknownRecord } from './read.js';
 
 export type CurveSource = 'predicted' | 'measured';

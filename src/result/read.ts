@@ -1,6 +1,6 @@
 /**
- * Defensive readers for envelopes of any shape: the report must render results from older or newer
- * engines, and hand-edited JSON, without crashing, so every field is checked before it is used.
+ * Defensive readers for envelopes of any shape: the store and the report read results from older or
+ * newer engines, and hand-edited JSON, without crashing, so every field is checked before it is used.
  */
 export type UnknownRecord = Record<string, unknown>;
 
