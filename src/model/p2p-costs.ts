@@ -15,7 +15,8 @@ export const ONE_RANK_CALL_US = 0.78;
 
 export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   // Each rank sends S/n to every other rank; all sends are posted at once (one group), so the
-  // latency is one hop's and the bandwidth term is the busier of the network and NVLink.
+  // latency is one hop's plus a cost per further peer (more for a remote one, which the proxy serves),
+  // and the bandwidth term is the busier of the network and NVLink.
   const ranks = rankCount(shape);
   const g = shape.gpusPerNode;
   const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
@@ -27,7 +28,7 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs,
+    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs + (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
     flowsPerStep: g * (ranks - g) * streams,
