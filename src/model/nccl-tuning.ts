@@ -29,6 +29,9 @@ export const protocolOfId = (id: ProtocolId): NcclProtocol => (id === 'll' ? 'LL
  * - blackwell: the SM100 rows of the caps (2.25: twice Hopper's).
  * - alltoallCall: ncclAlltoAll exists (2.28), and nccl-tests' alltoall calls it once instead of posting
  *   a ncclSend and a ncclRecv per rank (NVIDIA/nccl-tests src/alltoall.cu, `test_ncclVersion >= 2.28`).
+ * - p2pNetChannelsByBw: a remote p2p peer gets ceil(the GPU's network bandwidth / NCCL_P2P_PER_CHANNEL_NET_BW)
+ *   channels, halved across nodes until every peer fits one round (2.29; before, 2 halved by rank count):
+ *   src/graph/paths.cc ncclTopoGetNchannels and ncclTopoComputeP2pChannels, p2p-costs.ts.
  */
 export interface NcclVersionTuning {
   version: string;
@@ -43,6 +46,7 @@ export interface NcclVersionTuning {
   nvlsHwLat: number;
   ll128OneGpuShare: number;
   alltoallCall: boolean;
+  p2pNetChannelsByBw: boolean;
 }
 const V2_20: NcclVersionTuning = {
   version: '2.20',
@@ -57,6 +61,7 @@ const V2_20: NcclVersionTuning = {
   nvlsHwLat: 23,
   ll128OneGpuShare: 0.7,
   alltoallCall: false,
+  p2pNetChannelsByBw: false,
 };
 const V2_25: NcclVersionTuning = {
   ...V2_20,
@@ -78,6 +83,7 @@ export const NCCL_VERSIONS: readonly NcclVersionTuning[] = [
   { ...V2_20, version: '2.22', ringLlHalf: true, hopperLl141: true, nvlsHwLat: 25 },
   V2_25,
   { ...V2_25, version: '2.28', alltoallCall: true },
+  { ...V2_25, version: '2.29', alltoallCall: true, p2pNetChannelsByBw: true },
 ];
 export const DEFAULT_NCCL_VERSION = V2_25.version;
 
