@@ -170,16 +170,27 @@ function protocolsFor(shape: CollectiveShape, algo: AlgorithmUsed, forced: boole
   return ll128 ? ['LL', 'LL128', 'Simple'] : ['LL', 'Simple'];
 }
 
+/**
+ * ncclSend / ncclRecv calls nccl-tests posts per GPU and iteration inside its group: alltoall one of each
+ * to every rank, itself included (NVIDIA/nccl-tests src/alltoall.cu AlltoAllRunColl; from NCCL 2.28 one
+ * ncclAlltoAll call instead), sendrecv one of each (src/sendrecv.cu); a collective is one call, counted in hostLaunchUs.
+ */
+function p2pCallsPerGpu(op: CollectiveOp, ranks: number, shape: CollectiveShape): number {
+  if (op === 'alltoall') return shape.tuning.alltoallCall ? 0 : 2 * ranks;
+  return op === 'sendrecv' ? 2 : 0;
+}
+
 function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cost: Cost, algo: AlgorithmUsed, protocol: CollectiveEstimate['protocol']): CollectiveEstimate {
   const timeoutDelayUs = shape.fabric && shape.pureAlphaUs === undefined
     ? expectedTimeoutDelayUs(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow)
     : 0;
   // nccl-tests issues one NCCL call per GPU its thread drives (-g, src/common.cu startColl), so an
   // iteration takes at least that many host enqueues; the wait is counted as latency.
-  const hostFloorUs = shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * shape.constants.hostLaunchUs : 0;
+  const ranks = rankCount(shape);
+  const perGpuUs = shape.constants.hostLaunchUs + p2pCallsPerGpu(op, ranks, shape) * shape.constants.hostCallUs;
+  const hostFloorUs = shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * perGpuUs : 0;
   const latencyUs = Math.max(cost.latencyUs, hostFloorUs - cost.bandwidthTimeUs - timeoutDelayUs);
   const timeUs = latencyUs + cost.bandwidthTimeUs + timeoutDelayUs;
-  const ranks = rankCount(shape);
   const algbw = algbwGBps(sizeBytes, timeUs);
   return {
     timeUs,

@@ -13,6 +13,12 @@ export interface ModelConstants {
    * than their sum, however short the kernels.
    */
   hostLaunchUs: number;
+  /**
+   * Host time of one ncclSend or ncclRecv posted inside a group (us): nccl-tests' alltoall posts one of
+   * each to every rank, itself included (src/alltoall.cu AlltoAllRunColl), and sendrecv one of each
+   * (src/sendrecv.cu), before the group's launch; the thread's floor counts them for every GPU it drives.
+   */
+  hostCallUs: number;
   /** Real latency / NCCL tuner latency, within a node (NVLink or PCIe hops). */
   intraLatencyScale: number;
   /** Real latency / NCCL tuner latency, for the network hops. */
@@ -44,8 +50,14 @@ export interface ModelConstants {
    * reads pinned host buffers over its PCIe link. Share of that link's rate the bounce sustains.
    */
   bounceShare: number;
-  /** Cost of each peer of a point-to-point group (alltoall: every other rank) beyond the first (us). */
+  /** Cost of each peer of a point-to-point group (alltoall: every other rank) beyond the first, in NCCL and on the device (us). */
   peerUs: number;
+  /**
+   * Further cost of each peer across the network (us): NCCL's proxy thread posts, progresses and completes a
+   * network send and receive for every remote peer of the group (src/proxy.cc, src/transport/net.cc), where
+   * an NVLink peer is served by the GPU's own loads and stores.
+   */
+  netPeerUs: number;
   /**
    * One message's latency over AWS EFA (SRD through libfabric and aws-ofi-nccl), us: no public
    * figure exists, so it is fitted to the corpus's EFA logs and used in place of the preset's value.
@@ -62,6 +74,7 @@ export interface FittedParameter {
 export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'launchUs', min: 0.5, max: 40 },
   { key: 'hostLaunchUs', min: 0.5, max: 20 },
+  { key: 'hostCallUs', min: 0.01, max: 5 },
   { key: 'intraLatencyScale', min: 0.2, max: 5 },
   { key: 'netLatencyScale', min: 0.2, max: 5 },
   { key: 'simpleLatencyScale', min: 0.2, max: 10 },
@@ -71,21 +84,24 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'treeChainShare', min: 0.1, max: 1.5 },
   { key: 'bounceShare', min: 0.05, max: 1 },
   { key: 'peerUs', min: 0.01, max: 20 },
+  { key: 'netPeerUs', min: 0.01, max: 50 },
   { key: 'efaMessageUs', min: 1, max: 100 },
 ];
 
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
   launchUs: 0.5,
-  hostLaunchUs: 4.393,
-  intraLatencyScale: 0.8774,
-  netLatencyScale: 1.861,
-  simpleLatencyScale: 0.7323,
-  nvlsShare: 0.6532,
-  nvlsStepPerHeadUs: 1.146,
-  treeShare: 0.9191,
-  treeChainShare: 0.8446,
-  bounceShare: 0.2135,
-  peerUs: 12.5,
-  efaMessageUs: 2.827,
+  hostLaunchUs: 4.388,
+  hostCallUs: 0.4107,
+  intraLatencyScale: 0.8797,
+  netLatencyScale: 1.852,
+  simpleLatencyScale: 0.7241,
+  nvlsShare: 0.6571,
+  nvlsStepPerHeadUs: 1.177,
+  treeShare: 0.9187,
+  treeChainShare: 0.8321,
+  bounceShare: 0.2133,
+  peerUs: 3.565,
+  netPeerUs: 2.732,
+  efaMessageUs: 2.995,
 };

@@ -27,6 +27,11 @@ export const protocolOfId = (id: ProtocolId): NcclProtocol => (id === 'll' ? 'LL
  * - pat: PAT for all_gather / reduce_scatter at one GPU per node (seen in 2.25.1, absent from 2.22.3).
  * - nvls: NVLS (2.17, single node) and NVLSTree (2.18, several nodes) exist.
  * - blackwell: the SM100 rows of the caps (2.25: twice Hopper's).
+ * - alltoallCall: ncclAlltoAll exists (2.28), and nccl-tests' alltoall calls it once instead of posting
+ *   a ncclSend and a ncclRecv per rank (NVIDIA/nccl-tests src/alltoall.cu, `test_ncclVersion >= 2.28`).
+ * - p2pNetChannelsByBw: a remote p2p peer gets ceil(the GPU's network bandwidth / NCCL_P2P_PER_CHANNEL_NET_BW)
+ *   channels, halved across nodes until every peer fits one round (2.29; before, 2 halved by rank count):
+ *   src/graph/paths.cc ncclTopoGetNchannels and ncclTopoComputeP2pChannels, p2p-costs.ts.
  */
 export interface NcclVersionTuning {
   version: string;
@@ -40,6 +45,8 @@ export interface NcclVersionTuning {
   interStepsMinusOne: boolean;
   nvlsHwLat: number;
   ll128OneGpuShare: number;
+  alltoallCall: boolean;
+  p2pNetChannelsByBw: boolean;
 }
 const V2_20: NcclVersionTuning = {
   version: '2.20',
@@ -53,6 +60,8 @@ const V2_20: NcclVersionTuning = {
   interStepsMinusOne: false,
   nvlsHwLat: 23,
   ll128OneGpuShare: 0.7,
+  alltoallCall: false,
+  p2pNetChannelsByBw: false,
 };
 const V2_25: NcclVersionTuning = {
   ...V2_20,
@@ -73,6 +82,8 @@ export const NCCL_VERSIONS: readonly NcclVersionTuning[] = [
   V2_20,
   { ...V2_20, version: '2.22', ringLlHalf: true, hopperLl141: true, nvlsHwLat: 25 },
   V2_25,
+  { ...V2_25, version: '2.28', alltoallCall: true },
+  { ...V2_25, version: '2.29', alltoallCall: true, p2pNetChannelsByBw: true },
 ];
 export const DEFAULT_NCCL_VERSION = V2_25.version;
 

@@ -5,7 +5,7 @@
 import type { CollectiveOp } from './busbw.js';
 import { nodeNetworkGBps, rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
 import type { AlgorithmUsed } from './algorithm-rules.js';
-import { gpuNetworkFeedGBps, nodeNetworkWithPcieGBps, p2pLatencyUs, ringSteps, streamsPerFlow, usFor, type Cost } from './cost-terms.js';
+import { gpuNetworkFeedGBps, nodeNetworkWithPcieGBps, p2pLatencyUs, ringChannels, ringSteps, streamsPerFlow, usFor, type Cost } from './cost-terms.js';
 
 /**
  * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
@@ -15,7 +15,8 @@ export const ONE_RANK_CALL_US = 0.78;
 
 export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   // Each rank sends S/n to every other rank; all sends are posted at once (one group), so the
-  // latency is one hop's and the bandwidth term is the busier of the network and NVLink.
+  // latency is one hop's plus a cost per further peer (more for a remote one, which the proxy serves),
+  // and the bandwidth term is the busier of the network and NVLink.
   const ranks = rankCount(shape);
   const g = shape.gpusPerNode;
   const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
@@ -27,7 +28,7 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs,
+    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs + (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
     flowsPerStep: g * (ranks - g) * streams,
@@ -35,11 +36,38 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   };
 }
 
+/** NCCL_P2P_PER_CHANNEL_NET_BW: the network bandwidth NCCL gives one p2p channel, 14 GB/s (NVIDIA/nccl src/graph/paths.cc, 2.29 on). */
+export const P2P_PER_CHANNEL_NET_GBPS = 14;
+/** NCCL_MAX_DEV_WORK_P2P_PER_BATCH (NVIDIA/nccl src/include/device.h): p2p operations one channel takes per round. */
+const P2P_OPS_PER_ROUND = 8;
+const pow2Up = (value: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
+
+/**
+ * Channels NCCL runs a send to a remote peer on (src/graph/paths.cc ncclTopoGetNchannels, ncclTopoComputeP2pChannels).
+ * From 2.29: ceil(the GPU's network bandwidth / 14 GB/s), at least one per NIC, rounded up to a power of 2, then
+ * halved across nodes while channels x ceil(nRanks / 8) exceeds the communicator's p2p channels (its ring channels,
+ * a power of 2), so that every peer fits one round (NCCL 2.30.4's init line "Tuning P2P operations with maxP2pPeers",
+ * maxP2pPeers = nRanks, NVIDIA/nccl issue 2397). Earlier versions (2 channels per remote peer, scaled by rank count)
+ * are not modelled: no cap applies to them.
+ */
+export function p2pNetChannelsPerPeer(shape: CollectiveShape): number {
+  if (!shape.tuning.p2pNetChannelsByBw) return Number.POSITIVE_INFINITY;
+  const ranks = rankCount(shape);
+  const p2pChannels = pow2Up(ringChannels(shape));
+  const nicsPerGpu = Math.max(1, Math.floor(shape.nicsPerNode / shape.gpusPerNode));
+  const gpuNetGBps = nicsPerGpu * Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
+  let channels = pow2Up(Math.max(nicsPerGpu, Math.ceil(gpuNetGBps / P2P_PER_CHANNEL_NET_GBPS)));
+  while (channels * Math.ceil(ranks / P2P_OPS_PER_ROUND) > p2pChannels && channels > 1) channels /= 2;
+  return channels;
+}
+
 export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
   // nccl-tests sendrecv: rank r sends S to r+1. Across nodes one pair per node crosses, on one NIC,
   // which the node's GPUs share when there are fewer NICs than GPUs (every rank's send runs at once).
+  // From 2.29 its channels each carry at most NCCL_P2P_PER_CHANNEL_NET_BW (p2pNetChannelsPerPeer).
   const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
-  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps) : shape.intraGBps;
+  const channelsGBps = p2pNetChannelsPerPeer(shape) * P2P_PER_CHANNEL_NET_GBPS;
+  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps, channelsGBps) : shape.intraGBps;
   const streams = streamsPerFlow(shape);
   return {
     latencyUs: p2pLatencyUs(shape),
