@@ -51,6 +51,8 @@ export const RULES = [
   { id: 'sim.pfc-deadlock', family: 'sim', title: 'paused ports waiting on each other in a cycle', doc: `${SIMULATOR}#findings` },
   { id: 'sim.pause-storm', family: 'sim', title: "a NIC's endless pause spreading through the fabric", doc: `${SIMULATOR}#findings` },
   { id: 'sim.pfc-watchdog', family: 'sim', title: 'queues the PFC watchdog stormed and drained', doc: `${SIMULATOR}#findings` },
+  { id: 'sim.incast-port-rate', family: 'sim', title: "testbed incast: one sender below 90% of the port (the emulated path is the limit)", doc: `${SIMULATOR}#findings` },
+  { id: 'sim.incast-gap', family: 'sim', title: 'testbed incast: a row where the simulator is more than 20% off the kernel', doc: `${SIMULATOR}#findings` },
 ] as const satisfies readonly { id: string; family: string; title: string; doc: string }[];
 
 export type Rule = (typeof RULES)[number];

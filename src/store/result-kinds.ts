@@ -24,6 +24,7 @@ export const KNOWN_RESULT_KINDS: readonly string[] = [
   'sim',
   'testbed.down',
   'testbed.fault',
+  'testbed.incast',
   'testbed.status',
   'testbed.up',
   'trace',

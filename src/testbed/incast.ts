@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, UsageError, makeResult, median, type Finding, type ResultEnvelope } from '../core/index.js';
+import { EnvironmentError, UsageError, makeFinding, makeResult, median, type Finding, type ResultEnvelope } from '../core/index.js';
 import { testbedDown } from './down.js';
 import { run } from './exec.js';
 import { execOnHost } from './host-exec.js';
@@ -255,12 +255,12 @@ export async function testbedIncast(spec: IncastSpec, options: IncastOptions = {
   }
   const findings: Finding[] = [];
   if (!singleSender.ok) {
-    findings.push({ severity: 'warn', ruleId: 'incast.port-rate', message: `one sender reached ${(fractionOfRate * 100).toFixed(1)}% of the ${spec.rateBps / 1e6} Mb/s port (expected at least ${SINGLE_SENDER_MIN_FRACTION * 100}%): the emulated path is CPU-bound at this rate; compare at a lower --rate` });
+    findings.push(makeFinding('sim.incast-port-rate', { severity: 'warn', message: `one sender reached ${(fractionOfRate * 100).toFixed(1)}% of the ${spec.rateBps / 1e6} Mb/s port (expected at least ${SINGLE_SENDER_MIN_FRACTION * 100}%): the emulated path is CPU-bound at this rate; compare at a lower --rate` }));
   }
   for (const row of rows) {
     if (row.ratio !== null && Math.abs(row.ratio - 1) <= INCAST_TARGET) continue;
     if (!sim) continue;
-    findings.push({ severity: 'warn', ruleId: 'incast.sim-gap', message: `${row.senders} senders: the simulator ${row.ratio === null ? 'did not finish' : `gives ${(row.ratio * 100).toFixed(0)}% of the testbed's goodput`} (target within ${INCAST_TARGET * 100}%)` });
+    findings.push(makeFinding('sim.incast-gap', { severity: 'warn', message: `${row.senders} senders: the simulator ${row.ratio === null ? 'did not finish' : `gives ${(row.ratio * 100).toFixed(0)}% of the testbed's goodput`} (target within ${INCAST_TARGET * 100}%)` }));
   }
   const goodputPoints = rows.flatMap((row) => [
     { senders: row.senders, goodputGbps: row.testbedGoodputGbps, source: 'measured' },

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listNamespaces, stateDir, testbedDown, testbedUp } from '../../src/testbed/index.js';
-import { haveCli, isAlive, runCli, which } from '../bench/helpers.js';
+import { isAlive, which } from '../bench/helpers.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && which('sysctl') && spawnSync('ip', ['netns', 'list']).status === 0;
@@ -21,7 +22,7 @@ const SMALL = ['--rate', '100Mbps', '--buffer', '64K', '--block', '64K'];
 
 const leftovers = async (): Promise<string[]> => (await listNamespaces()).filter((ns) => ns.startsWith(`${NAME}-`));
 
-describe.skipIf(!haveCli)('testbed incast: bad input (exit 2, one line)', () => {
+describe('testbed incast: bad input (exit 2, one line)', () => {
   it.each([
     [['--senders', '', '--rounds', '2', ...SMALL], '--senders'],
     [['--senders', '1,two', '--rounds', '2', ...SMALL], '--senders'],
@@ -45,7 +46,7 @@ describe.skipIf(!haveCli)('testbed incast: bad input (exit 2, one line)', () => 
   });
 });
 
-describe.skipIf(!canNetns || !haveCli)('testbed incast (root)', () => {
+describe.skipIf(!canNetns)('testbed incast (root)', () => {
   afterAll(async () => {
     await testbedDown(NAME).catch(() => undefined);
   });
