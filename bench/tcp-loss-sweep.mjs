@@ -39,11 +39,6 @@ const must = (run, what) => {
   if (run.status !== 0) throw new Error(`${what}: exit ${run.status ?? run.signal}: ${(run.stderr ?? '').slice(0, 800)}`);
   return run;
 };
-const rateBps = (() => {
-  const m = /^([\d.]+)\s*([kmgt]?)(bit|bps)?$/i.exec(rate.replace(/bps$/i, 'bit'));
-  if (!m) throw new Error(`--rate ${rate}: expected e.g. 500mbit`);
-  return Number(m[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12 }[m[2].toLowerCase()];
-})();
 const sizeBytes = (() => {
   const m = /^(\d+)([KMG]?)$/i.exec(size);
   if (!m) throw new Error(`--size ${size}: expected e.g. 16M`);
@@ -104,7 +99,7 @@ function simulator(cc, loss, rttUs, work) {
 }
 
 function model(loss, rttUs) {
-  const args = ['collective', '--op', 'all_reduce', '--nodes', String(hosts), '--gpus-per-node', '1', '--fabric', 'tcp-25g', '--bandwidth', `${rateBps}bps`, '--algo', 'ring',
+  const args = ['collective', '--op', 'all_reduce', '--nodes', String(hosts), '--gpus-per-node', '1', '--fabric', 'tcp-25g', '--bandwidth', rate, '--algo', 'ring',
     '--set', `fabric.tcp.lossRate=${loss}`, '--set', `fabric.tcp.rttUs=${rttUs.toFixed(1)}`, '--set', 'fabric.tcp.streamsPerPeer=1', '-b', size, '-e', size, '--json'];
   const run = must(aifabric(args), 'collective');
   const row = JSON.parse(run.stdout).metrics.rows[0];
