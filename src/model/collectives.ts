@@ -71,7 +71,8 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
   const { steps, interSteps, volumeFactor } = ringSteps(op, ranks, shape.nodes, shape.tuning.interStepsMinusOne);
   const maxChannels = ringChannels(shape);
   const channels = channelsForSize(sizeBytes, maxChannels, protocol, protocol === 'LL', ranks);
-  const graph = ringBottleneckGBps(shape);
+  // A rooted op on two ranks is a one-way chain: the root's path only sends, the other's only receives.
+  const graph = ringBottleneckGBps(shape, (op === 'broadcast' || op === 'reduce') && ranks === 2);
   let busBw = graph;
   if (protocol === 'LL') busBw = Math.min(llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning), graph * llBusbwShare(shape.nodes, op === 'all_reduce' || op === 'reduce', shape.tuning));
   if (protocol === 'LL128') busBw = Math.min(graph * ll128BusbwShare(shape.gpusPerNode, shape.tuning), maxChannels * ringLl128PerChannelGBps(shape.generation, shape.nodes));

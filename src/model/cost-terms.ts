@@ -47,18 +47,22 @@ export function interHopLatencyUs(shape: CollectiveShape, algo: NcclAlgorithm, p
 }
 
 /** Bandwidth every ring edge gets: the node's network (spread over its NICs, fed by the GPUs' PCIe links) or NVLink. */
-export function ringBottleneckGBps(shape: CollectiveShape): number {
+export function ringBottleneckGBps(shape: CollectiveShape, oneWay = false): number {
   if (shape.nodes <= 1) return shape.intraGBps;
   const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
-  const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
-  return Math.min(network, shape.intraGBps);
+  const network = nodeNetworkWithPcieGBps(shape, oneWay) / spineSlowdown(shape, 1 / leaves);
+  // With one GPU per node the ring never crosses a link inside the node.
+  return shape.gpusPerNode > 1 ? Math.min(network, shape.intraGBps) : network;
 }
 
-/** The node's NICs together, bounded by what the GPUs' own PCIe links can feed them (GPUDirect: GPU to NIC). */
-export function nodeNetworkWithPcieGBps(shape: CollectiveShape): number {
+/**
+ * The node's NICs together, bounded by what the GPUs' own PCIe links can feed them (GPUDirect: GPU to NIC).
+ * `oneWay`: each GPU's path carries data in one direction only (see gpuNetworkFeedGBps).
+ */
+export function nodeNetworkWithPcieGBps(shape: CollectiveShape, oneWay = false): number {
   const network = nodeNetworkGBps(shape);
   if (shape.pureAlphaUs !== undefined || !shape.transport) return network;
-  return Math.min(network, shape.gpusPerNode * gpuNetworkFeedGBps(shape));
+  return Math.min(network, shape.gpusPerNode * gpuNetworkFeedGBps(shape, oneWay));
 }
 
 /**
@@ -78,12 +82,17 @@ export function shapeWarnings(shape: CollectiveShape): string[] {
  * What one GPU can feed its NICs: its PCIe link with GPUDirect RDMA (or GPUDirect-TCPX devmem);
  * without, the bounce through pinned host memory sustains only `bounceShare` of that link. GPUDirect
  * through the CPU's host bridge (path PHB or SYS) is peer-to-peer through the root complex, which
- * sustains PCIE_P2P_SHARE of the link as GPU-to-GPU traffic does there (collective-shape.ts).
+ * sustains PCIE_P2P_SHARE of the link as GPU-to-GPU traffic does there (collective-shape.ts) when the
+ * path carries a send and a receive at once. With `oneWay` (a rooted chain of two ranks, where the root
+ * only sends and the other only receives) it carries one direction and runs at the link's rate: the
+ * 2 x 1 A100-PCIe HDR broadcast with GDR through the host bridge reaches 24.07 GB/s, the line rate,
+ * where the same nodes' all_reduce stops at 13.5-14.9
+ * (test/fixtures/nccl-tests/thomaslie-2x1-a100pcie-hdr-broadcast-gdr-on-nccl-info.log, all_reduce beside it).
  */
-export function gpuNetworkFeedGBps(shape: CollectiveShape): number {
+export function gpuNetworkFeedGBps(shape: CollectiveShape, oneWay = false): number {
   const direct = shape.gpuDirect || shape.fabric?.tcp?.devmem === true;
   if (!direct) return shape.gpuPcieGBps * shape.constants.bounceShare;
-  return shape.gdrViaCpu && shape.gpuDirect ? shape.gpuPcieGBps * PCIE_P2P_SHARE : shape.gpuPcieGBps;
+  return shape.gdrViaCpu && shape.gpuDirect && !oneWay ? shape.gpuPcieGBps * PCIE_P2P_SHARE : shape.gpuPcieGBps;
 }
 
 export function ringSteps(op: CollectiveOp, ranks: number, nodes: number, minusOne: boolean): { steps: number; interSteps: number; volumeFactor: number } {
