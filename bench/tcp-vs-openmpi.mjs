@@ -11,13 +11,15 @@
 //  2. 2-rank sendrecv algbw (each rank sends and receives at once) against iperf3 --bidir, per
 //     direction, measured in the same run.
 // Prints busbw of both and the ratio ours/theirs per size; --json prints the table as JSON.
-//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-ring] [--baseline-cli PATH]
+//   node bench/tcp-vs-openmpi.mjs [--repeat 3] [--ranks 2,3,4,5,6,7,8] [--iters 5] [--warmup 2] [--max 64M] [--testbed NAME] [--with-events] [--with-ring] [--baseline-cli PATH] [--busy N]
 // --with-events adds ours with AIFABRIC_BENCH_PROGRESS=events (libuv's callbacks instead of the polling
 // progress engine) to the interleave, as its own column; --with-ring adds ours forced to the ring
 // (--algo ring) beside ours with its default --algo auto (halving-doubling on 4 and 8 ranks up to 16 MiB).
 // --baseline-cli PATH adds another build of aifabric (its dist/cli/main.js, e.g. from a `git worktree` of the
 // commit before a change) to the interleave as its own column, so a change is measured against what it replaces
 // in the same run.
+// --busy N keeps N busy-loop processes (`node -e 'for (;;) {}'`, started here and killed at the end) on the cores
+// for the whole run, both tools alike: the busy node a benchmark meets on a cluster, made the same for every run.
 // With --testbed NAME both run under `aifabric testbed mpirun` (real Open MPI, one rank per emulated host of
 // that testbed, traffic over its shaped ports); the sendrecv-vs-iperf3 part is then left out.
 import { spawn, spawnSync } from 'node:child_process';
@@ -37,6 +39,11 @@ const withRing = process.argv.includes('--with-ring');
 const baselineCli = arg('baseline-cli', '');
 // --testbed NAME: run on a testbed made by `aifabric testbed up` (one rank per emulated host); no iperf3 part.
 const testbed = arg('testbed', '');
+const busy = Number(arg('busy', '0'));
+if (!Number.isInteger(busy) || busy < 0) {
+  console.error(`--busy: expected a whole number of busy-loop processes, got ${arg('busy', '')}`);
+  process.exit(2);
+}
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const log = (text) => process.stderr.write(`${text}\n`);
 
@@ -102,6 +109,14 @@ async function iperf3Bidir(seconds) {
   return (forward + reverse) / 2;
 }
 
+const busyLoops = [];
+for (let i = 0; i < busy; i++) busyLoops.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+const stopBusy = () => {
+  for (const loop of busyLoops) loop.kill('SIGKILL');
+};
+process.on('exit', stopBusy);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
 const started = Date.now();
 const allReduce = [];
 for (const np of rankCounts) {
@@ -150,11 +165,12 @@ if (!testbed) {
     sendrecv.push({ sizeBytes: size, oursAlgbwGBps: algbw, iperf3BidirPerDirectionGBps: iperf, ratio: algbw / iperf, ...(baselineCli ? { baselineAlgbwGBps: baselineAlgbw, baselineRatio: baselineAlgbw / iperf } : {}) });
   }
 }
+stopBusy();
 rmSync(work, { recursive: true, force: true });
 
 const load = os.loadavg()[0];
 if (asJson) {
-  console.log(JSON.stringify({ repeat, iters: Number(iters), warmup: Number(warmup), loadAverage1m: load, allReduce, sendrecv }, null, 2));
+  console.log(JSON.stringify({ repeat, iters: Number(iters), warmup: Number(warmup), busyLoops: busy, loadAverage1m: load, allReduce, sendrecv }, null, 2));
 } else {
   const where = testbed ? `on testbed ${testbed}'s eth0, one rank per emulated host` : 'on lo';
   console.log(`# all_reduce busbw (GB/s), out of place, median of ${repeat}; ours = aifabric bench tcp, MPI = Open MPI MPI_Allreduce over btl tcp ${where}`);
@@ -168,5 +184,6 @@ if (asJson) {
   if (testbed) console.log(`# on testbed ${testbed}: one rank per emulated host, under aifabric testbed mpirun`);
   else console.log(`# sendrecv 2 ranks: algbw per direction (GB/s) against iperf3 --bidir per direction, median of ${repeat}`);
   for (const row of sendrecv) console.log(`${String(row.sizeBytes).padStart(19)} ${row.oursAlgbwGBps.toFixed(3).padStart(8)} ${row.iperf3BidirPerDirectionGBps.toFixed(3).padStart(8)} ${row.ratio.toFixed(2).padStart(7)}${baselineCli ? ` | baseline ${row.baselineAlgbwGBps.toFixed(3)} ${row.baselineRatio.toFixed(2)}` : ''}`);
+  if (busy > 0) console.log(`# ${busy} busy-loop processes on the cores throughout, both tools alike`);
   console.log(`# load average (1 min) at the end: ${load.toFixed(2)}; TCP congestion control: ${spawnSync('sysctl', ['-n', 'net.ipv4.tcp_congestion_control'], { encoding: 'utf8' }).stdout.trim()}`);
 }
