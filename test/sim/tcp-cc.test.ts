@@ -31,12 +31,12 @@ function ackClock(cc: CubicCc | RenoCc, w: { cwnd: number; ssthresh: number; mss
 }
 
 describe('Reno', () => {
-  it('congestion avoidance adds one segment per RTT; a loss halves the flight', () => {
+  it('congestion avoidance adds one segment per RTT; a loss halves cwnd (Linux tcp_reno_ssthresh)', () => {
     const reno = new RenoCc();
     const w = { cwnd: 100 * MSS, ssthresh: 50 * MSS, mss: MSS };
     for (let rtt = 0; rtt < 10; rtt++) for (let i = 0, n = w.cwnd / MSS; i < n; i++) reno.congAvoid(w, MSS);
     expect(w.cwnd / MSS).toBeCloseTo(110, 0);
-    expect(reno.ssthresh(w, 80 * MSS)).toBe(40 * MSS);
+    expect(reno.ssthresh({ ...w, cwnd: 80 * MSS })).toBe(40 * MSS);
   });
 });
 

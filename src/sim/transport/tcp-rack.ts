@@ -105,6 +105,7 @@ export class RackTcpConnection extends TcpConnection {
     }
     if (this.caState === CA_RECOVERY) this.prrOut += len;
     const p = this.emit(seq, len, now);
+    this.cwndValidate();
     // tcp_write_xmit: every send reschedules the loss probe (one per tail episode).
     if (probe < 0) this.setXmitTimer(now, false);
     return p;
@@ -181,7 +182,8 @@ export class RackTcpConnection extends TcpConnection {
     this.timeouts++;
     this.ctx.counters.timeouts++;
     const g = this.segments;
-    if (this.caState !== CA_LOSS) this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+    if (this.timeoutSetsSsthresh(this.caState)) this.s.ssthresh = this.cc.ssthresh(this.s);
+    this.backoffs++;
     this.cc.onTimeout(this.s);
     this.s.cwnd = this.config.mssBytes;
     for (let i = 0; i < g.count; i++) g.markLost(g.at(i));
@@ -196,7 +198,7 @@ export class RackTcpConnection extends TcpConnection {
 
   /** tcp_enter_recovery with tcp_init_cwnd_reduction: ssthresh now, cwnd brought down by PRR. */
   private enterRecovery(): void {
-    this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+    this.s.ssthresh = this.cc.ssthresh(this.s);
     if (this.cc.controlsWindow) this.cc.onRecoveryStart(this.s, this.rs);
     this.priorCwnd = this.s.cwnd;
     this.prrDelivered = 0;
@@ -245,6 +247,7 @@ export class RackTcpConnection extends TcpConnection {
     const advanced = ack > this.sndUna;
     if (advanced) {
       this.sndUna = ack;
+      this.backoffs = 0;
       if (this.sndNxt < ack) this.sndNxt = ack;
       this.board.prune(ack);
       g.ackTo(ack, this.onDelivered);
@@ -274,7 +277,8 @@ export class RackTcpConnection extends TcpConnection {
     }
     this.newlyLostBytes = Math.max(0, g.lostBytes - lostBefore);
     if (this.caState === CA_RECOVERY && !cc.controlsWindow) this.cwndReduction(g.newlyDelivered, this.newlyLostBytes, advanced);
-    if (this.caState !== CA_RECOVERY && g.newlyDelivered > 0) cc.congAvoid(this.s, g.newlyDelivered, now, this.srtt, this.minRtt);
+    // tcp_cong_control -> tcp_cong_avoid: outside recovery, and only while cwnd is the limit.
+    if (this.caState !== CA_RECOVERY && g.newlyDelivered > 0 && this.isCwndLimited()) cc.congAvoid(this.s, g.newlyDelivered, now, this.srtt, this.minRtt);
     if (cc.controlsWindow) this.rateSample(now, this.inflight(), this.caState);
     // tcp_identify_packet_loss: a reorder timer set by RACK stands; else progress resets TLP or RTO.
     if (reoTimeout > 0) {
@@ -292,7 +296,7 @@ export class RackTcpConnection extends TcpConnection {
     if (!rack.tlpRetrans || dsack) rack.tlpHighSeq = -1;
     else if (ack > rack.tlpHighSeq) {
       rack.tlpHighSeq = -1;
-      this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+      this.s.ssthresh = this.cc.ssthresh(this.s);
       if (!this.cc.controlsWindow) this.s.cwnd = Math.min(this.s.cwnd, this.s.ssthresh);
     } else if (!advanced && this.segments.newlyDelivered === 0) rack.tlpHighSeq = -1;
   }

@@ -96,6 +96,16 @@ export class TcpConnection extends Connection {
   /** This ACK's RTT sample (-1 none) and the bytes it got marked lost, for the rate sample. */
   protected lastRttSample = -1;
   protected newlyLostBytes = 0;
+  /**
+   * Linux's record of how much of cwnd the sender used (include/linux/tcp.h tcp_sock): whether the
+   * last transmit attempt was held back by cwnd, the most bytes outstanding in the current window
+   * (max_packets_out) and that window's right edge (cwnd_usage_seq); kept by cwndValidate.
+   */
+  private cwndLimitedFlag = false;
+  private maxBytesOut = 0;
+  private cwndUsageSeq = 0;
+  /** Linux icsk_retransmits: timeouts since snd_una last advanced. */
+  protected backoffs = 0;
   protected readonly config: TcpConfig;
 
   constructor(o: TcpConnectionOptions) {
@@ -176,7 +186,9 @@ export class TcpConnection extends Connection {
       if (this.sndNxt > this.sndMax) this.sndMax = this.sndNxt;
     }
     if (this.segs !== null) this.recordSend(seq, seq + len, now);
-    return this.emit(seq, len, now);
+    const p = this.emit(seq, len, now);
+    this.cwndValidate();
+    return p;
   }
 
   /** Keep the per-segment state of a send: new data, or a retransmission of what was sent before. */
@@ -234,6 +246,43 @@ export class TcpConnection extends Connection {
     return this.sndMax - this.sndUna - this.board.bytes - lostWaiting;
   }
 
+  /**
+   * net/ipv4/tcp_output.c tcp_cwnd_validate, called after each transmission as tcp_write_xmit
+   * calls it: remember for the current window whether cwnd held the sender back, else the most
+   * bytes it had outstanding (packets_out: everything sent and not cumulatively acknowledged).
+   */
+  protected cwndValidate(): void {
+    const mss = this.config.mssBytes;
+    // tcp_write_xmit: is_cwnd_limited |= tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp), in whole segments.
+    const cwndLimited = this.inflight() + mss > this.s.cwnd + 1e-6;
+    const bytesOut = this.sndMax - this.sndUna;
+    if (this.sndUna >= this.cwndUsageSeq || cwndLimited || (!this.cwndLimitedFlag && bytesOut > this.maxBytesOut)) {
+      this.cwndLimitedFlag = cwndLimited;
+      this.maxBytesOut = bytesOut;
+      this.cwndUsageSeq = this.sndNxt;
+    }
+  }
+
+  /**
+   * include/net/tcp.h tcp_is_cwnd_limited, which Linux's cong_avoid hooks (tcp_reno_cong_avoid,
+   * cubictcp_cong_avoid; DCTCP uses Reno's) check first: cwnd grows only while it is the limit,
+   * or in slow start up to twice the most bytes outstanding in the window.
+   */
+  protected isCwndLimited(): boolean {
+    if (this.cwndLimitedFlag) return true;
+    if (this.s.cwnd < this.s.ssthresh) return this.s.cwnd < 2 * this.maxBytesOut;
+    return false;
+  }
+
+  /**
+   * net/ipv4/tcp_input.c tcp_enter_loss: a timeout sets ssthresh only if the sender was Open, the
+   * recovery point was reached, or it is in Loss with snd_una advanced since the last timeout
+   * (icsk_retransmits 0); a timeout in Recovery keeps the ssthresh the recovery set.
+   */
+  protected timeoutSetsSsthresh(caState: number): boolean {
+    return caState === CA_OPEN || this.sndUna >= this.recover || (caState === CA_LOSS && this.backoffs === 0);
+  }
+
   protected countRetransmit(): void {
     this.retransmittedPackets++;
     this.ctx.counters.retransmittedPackets++;
@@ -248,7 +297,8 @@ export class TcpConnection extends Connection {
     if (this.sndUna >= this.sndMax) return;
     this.timeouts++;
     this.ctx.counters.timeouts++;
-    this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+    if (this.timeoutSetsSsthresh(this.lossState)) this.s.ssthresh = this.cc.ssthresh(this.s);
+    this.backoffs++;
     this.cc.onTimeout(this.s);
     this.s.cwnd = this.config.mssBytes;
     this.inRecovery = false;
@@ -286,6 +336,7 @@ export class TcpConnection extends Connection {
     if (ack > this.sndUna) {
       const acked = ack - this.sndUna;
       this.sndUna = ack;
+      this.backoffs = 0;
       if (this.sndNxt < ack) this.sndNxt = ack;
       if (sack) this.board.prune(ack);
       if (segs !== null) segs.ackTo(ack, noop);
@@ -305,7 +356,7 @@ export class TcpConnection extends Connection {
         }
       } else {
         this.dupAcks = 0;
-        cc.congAvoid(this.s, acked, now, this.srtt, this.minRtt);
+        if (this.isCwndLimited()) cc.congAvoid(this.s, acked, now, this.srtt, this.minRtt);
       }
       if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
       else this.retransmitTimer.arm(now + this.rto);
@@ -314,7 +365,7 @@ export class TcpConnection extends Connection {
     } else if (ack === this.sndUna && this.sndMax > this.sndUna) {
       this.dupAcks++;
       if (!this.inRecovery && this.dupAcks === 3 && ack >= this.recover) {
-        this.s.ssthresh = cc.ssthresh(this.s, this.sndMax - this.sndUna);
+        this.s.ssthresh = cc.ssthresh(this.s);
         if (!owns) this.s.cwnd = this.s.ssthresh + 3 * mss;
         this.inRecovery = true;
         this.recover = this.sndMax;
@@ -372,7 +423,7 @@ export class TcpConnection extends Connection {
       this.sndUna >= this.recover &&
       (this.dupAcks >= DUP_THRESH || this.board.bytes >= DUP_THRESH * mss)
     ) {
-      this.s.ssthresh = this.cc.ssthresh(this.s, this.sndMax - this.sndUna);
+      this.s.ssthresh = this.cc.ssthresh(this.s);
       if (this.cc.controlsWindow) this.cc.onRecoveryStart(this.s, this.rs);
       else this.s.cwnd = this.s.ssthresh;
       this.inRecovery = true;

@@ -1,7 +1,9 @@
 /**
  * DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257) as Linux net/ipv4/tcp_dctcp.c: Reno growth (INET's
  * DcTcp extends TcpReno the same way), and once per window of data the marked fraction updates
- * alpha; an ECN echo cuts cwnd by alpha / 2 at most once per window.
+ * alpha; an ECN echo cuts cwnd by alpha / 2 at most once per window (dctcp_ssthresh). A loss
+ * halves cwnd as Reno's ssthresh does: Linux's dctcp_react_to_loss, run on entering Recovery
+ * (dctcp_state) and on a timeout (dctcp_cwnd_event CA_EVENT_LOSS), sets max(snd_cwnd >> 1, 2).
  */
 import { RenoCc } from './reno.js';
 import type { CcWindow } from './types.js';

@@ -1,6 +1,8 @@
 /**
  * Reno (RFC 5681) with appropriate byte counting (RFC 3465): slow start grows cwnd by at most
- * L = 2 SMSS per ACK, congestion avoidance by SMSS x acked / cwnd; a loss halves the flight.
+ * L = 2 SMSS per ACK, congestion avoidance by SMSS x acked / cwnd; a loss halves cwnd, as Linux
+ * does (net/ipv4/tcp_cong.c tcp_reno_ssthresh), not the flight as RFC 5681 equation (4) says.
+ * Growth happens only while cwnd is the limit; the sender checks that (tcp.ts isCwndLimited).
  */
 import { BaseCongestionControl, type CcWindow } from './types.js';
 
@@ -15,9 +17,14 @@ export function renoSlowStart(w: CcWindow, ackedBytes: number): void {
 export class RenoCc extends BaseCongestionControl {
   readonly name: 'reno' | 'dctcp' = 'reno';
 
-  /** RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 SMSS). */
-  ssthresh(w: CcWindow, flightBytes: number): number {
-    return Math.max(flightBytes / 2, 2 * w.mss);
+  /**
+   * net/ipv4/tcp_cong.c tcp_reno_ssthresh: max(snd_cwnd >> 1, 2), half of cwnd in whole segments
+   * (Linux's snd_cwnd counts whole segments), at least 2. RFC 5681 equation (4) halves FlightSize
+   * instead, which after an application- or NIC-limited stretch is far below cwnd.
+   */
+  ssthresh(w: CcWindow): number {
+    // The 1e-9 keeps a cwnd that is a whole number of segments up to rounding from losing one.
+    return Math.max(Math.floor(w.cwnd / w.mss / 2 + 1e-9), 2) * w.mss;
   }
 
   congAvoid(w: CcWindow, ackedBytes: number): void {

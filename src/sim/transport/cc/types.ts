@@ -51,8 +51,8 @@ export interface CongestionControl {
   readonly pacingBytesPerPs: number;
   /** The sender should mark its delivery-rate samples app-limited (BBR in PROBE_RTT sets tp->app_limited). */
   readonly holdsAppLimited: boolean;
-  /** Linux ssthresh(): the slow-start threshold after a loss (fast retransmit, RACK, timeout). */
-  ssthresh(w: CcWindow, flightBytes: number): number;
+  /** Linux ssthresh(sk): the slow-start threshold after a loss (fast retransmit, RACK, timeout), from the windows alone. */
+  ssthresh(w: CcWindow): number;
   /** Linux cong_avoid(): slow start and congestion avoidance on newly acknowledged bytes, outside recovery. */
   congAvoid(w: CcWindow, ackedBytes: number, nowPs: number, srttPs: number, minRttPs: number): void;
   /** Linux in_ack_event(): an ACK arrived, before the sender processes it (DCTCP's ECN bookkeeping). */
@@ -74,7 +74,7 @@ export abstract class BaseCongestionControl implements CongestionControl {
   get holdsAppLimited(): boolean {
     return false;
   }
-  abstract ssthresh(w: CcWindow, flightBytes: number): number;
+  abstract ssthresh(w: CcWindow): number;
   abstract congAvoid(w: CcWindow, ackedBytes: number, nowPs: number, srttPs: number, minRttPs: number): void;
   inAckEvent(_w: CcWindow, _ack: number, _sndUna: number, _sndMax: number, _ece: boolean, _inRecovery: boolean): void {}
   congControl(_w: CcWindow, _rs: RateSample): void {}
