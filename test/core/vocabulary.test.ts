@@ -23,6 +23,7 @@ import {
 } from '../../src/core/index.js';
 import { normaliseKind, sameKind } from '../../src/core/envelope.js';
 import { bandwidthCurves } from '../../src/result/index.js';
+import { KNOWN_RESULT_KINDS } from '../../src/store/index.js';
 import { parseScenario } from '../../src/sim/scenario.js';
 import { runScenario } from '../../src/sim/run.js';
 
@@ -160,6 +161,10 @@ describe('result kinds: lookups take either separator', () => {
     expect(normaliseKind('bench-tcp')).toBe('bench.tcp');
     expect(sameKind('runs-diff', 'runs.diff')).toBe(true);
     expect(sameKind('testbed.up', 'testbed.down')).toBe(false);
+  });
+
+  it('kinds with a dash are only the stored ones that had it; new kinds use the dot form', () => {
+    expect(KNOWN_RESULT_KINDS.filter((kind) => kind.includes('-'))).toEqual(['runs-diff', 'runs-import', 'runs-list']);
   });
 
   it('a bench result saved as bench-tcp or bench.tcp gives the same curves', () => {
