@@ -12,6 +12,7 @@
  * host) and `groups` (when `full` fails: halves of the failing set, down to the hosts, each run with
  * a host known good beside a lone suspect).
  */
+import { busbwFactor } from '../core/collectives.js';
 import { makeResult, type Finding, type ResultEnvelope } from '../core/envelope.js';
 import { EnvironmentError } from '../core/errors.js';
 import { makeFinding } from '../core/rules.js';
@@ -141,7 +142,7 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     const indexes = set.map((name) => byName.get(name)!);
     const expectedGBps = (Math.min(expectation.portRateBps, expectation.uplinkRateBps ?? Infinity) * TCP_GOODPUT_1500) / 8 / 1e9;
     const n = set.length;
-    const secondsPerIter = (2 * ((n - 1) / n) * BENCH_BYTES) / (expectedGBps * 1e9);
+    const secondsPerIter = (busbwFactor('all_reduce', n) * BENCH_BYTES) / (expectedGBps * 1e9);
     const iters = Math.max(3, Math.min(50, Math.round(BENCH_SECONDS_TARGET / Math.max(secondsPerIter, 1e-6))));
     const timeoutS = Math.ceil(30 + 20 * secondsPerIter * (iters + 4));
     const command = benchTcpArgv(options.benchCommand, BENCH_BYTES, iters, timeoutS);

@@ -16,7 +16,7 @@ export {
 } from './types.js';
 export { allReduceSchedule, HALVING_DOUBLING_MAX_BYTES } from './collective.js';
 export { ELEMENT_BYTES, reduceInto, typedView } from './datatypes.js';
-export { busBwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
+export { busbwFactor, collCounts, algBytes, sweepSizes } from './sizes.js';
 export { detectLaunch, parseHostPort, DEFAULT_MASTER_PORT, type LaunchIdentity } from './launch-env.js';
 export { interfaceAddress } from './interfaces.js';
 export { parseProgressMode, PROGRESS_MODES, type ProgressMode } from './data-socket.js';

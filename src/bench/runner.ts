@@ -15,7 +15,7 @@ import { ControlClient } from './control-client.js';
 import { AcceptQueue, Mesh } from './mesh.js';
 import { LATER_CELL_SHARE, settle } from './settle.js';
 import { allReduceSchedule, COLLECTIVES, hostsCrowded, neededPeers } from './collective.js';
-import { algBytes, busBwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
+import { algBytes, busbwFactor, collCounts, sweepSizes, usesRedOp, usesRoot } from './sizes.js';
 import { countWrong, damageResult, fillForCheck, snapshotResult, type DamageKind } from './check.js';
 import { interfaceAddress } from './interfaces.js';
 import { createSimdArena, type SimdArena } from './simd-reduce.js';
@@ -281,7 +281,7 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
         wrong = wrongSum;
       }
       const algbw = avgSeconds > 0 ? algBytes(params.op, counts.paramCount, elementBytes, nranks) / 1e9 / avgSeconds : 0;
-      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busBwFactor(params.op, nranks), wrong, settleIterations: settled.iterations });
+      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busbwFactor(params.op, nranks), wrong, settleIterations: settled.iterations });
     }
     const row: BenchRow = {
       op: params.op,

@@ -11,7 +11,7 @@
  * `a < b ? a : b` and `pmax(b, a)` is `b < a ? a : b`, exactly the scalar loop's comparisons, so
  * equal values (+0 and -0) and NaN come out the same in the vector part and the scalar tail.
  */
-import type { DataType, ReduceOp } from './types.js';
+import { DATA_TYPES, REDUCE_OPS, type DataType, type ReduceOp } from './types.js';
 
 type Kernel = (dst: number, a: number, b: number, bytes: number) => void;
 
@@ -70,7 +70,7 @@ function loopBody(op: number, bFirst: boolean): number[] {
   return [...uleb(body.length), ...body];
 }
 
-const KERNELS: { type: DataType; op: ReduceOp }[] = (['float', 'double', 'int32'] as const).flatMap((type) => (['sum', 'max', 'min'] as const).map((op) => ({ type, op })));
+const KERNELS: { type: DataType; op: ReduceOp }[] = DATA_TYPES.flatMap((type) => REDUCE_OPS.map((op) => ({ type, op })));
 
 function encodeModule(): Uint8Array {
   const funcType = [0x60, 0x04, 0x7f, 0x7f, 0x7f, 0x7f, 0x00];

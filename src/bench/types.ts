@@ -1,14 +1,17 @@
 /**
- * The vocabulary of `aifabric bench tcp`: the collectives, element types and reduction operators,
- * spelled as nccl-tests spells them so that flags (`-d float -o sum`) and table cells match.
+ * What `aifabric bench tcp` runs: every collective of the vocabulary (src/core/collectives.ts),
+ * spelled as nccl-tests spells them so that flags (`-d float -o sum`) and table cells match, and
+ * the element types and reduction operators it implements, a subset of nccl-tests' own.
  */
-export const BENCH_OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
-export type BenchOp = (typeof BENCH_OPS)[number];
+import type { CollectiveOp, DataTypeName, ReductionOp } from '../core/collectives.js';
 
-export const DATA_TYPES = ['float', 'double', 'int32'] as const;
+export { BENCH_OP_ORDER as BENCH_OPS } from '../core/collectives.js';
+export type BenchOp = CollectiveOp;
+
+export const DATA_TYPES = ['float', 'double', 'int32'] as const satisfies readonly DataTypeName[];
 export type DataType = (typeof DATA_TYPES)[number];
 
-export const REDUCE_OPS = ['sum', 'max', 'min'] as const;
+export const REDUCE_OPS = ['sum', 'max', 'min'] as const satisfies readonly ReductionOp[];
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
 /** `--algo`: how all_reduce moves its bytes (the other ops always run their one schedule). */

@@ -3,8 +3,8 @@
  * `Rank N ... on HOST` lines, GPUs per node from ranks over nodes), its large-message plateau,
  * and its small-message latency. Shared by the bandwidth and straggler rules.
  */
+import { COLLECTIVE_OPS, busbwFactor, dataTypeBytes, type CollectiveOp } from '../core/collectives.js';
 import { median } from '../core/stats.js';
-import { COLLECTIVE_OPS, type CollectiveOp } from '../model/index.js';
 import type { NcclTestsRow, NcclTestsTest } from '../parse/index.js';
 
 export interface RunShape {
@@ -24,8 +24,6 @@ export function runShape(test: NcclTestsTest): RunShape | null {
   const perHost = ranks % nodes === 0 ? ranks / nodes : Math.max(...hosts.map((host) => test.devices.filter((device) => device.host === host).length), 1);
   return { nodes, gpusPerNode: perHost, hosts, gpuName: test.devices[0]?.name ?? null };
 }
-
-const TYPE_BYTES: Record<string, number> = { int8: 1, uint8: 1, char: 1, half: 2, float16: 2, bfloat16: 2, fp8_e4m3: 1, fp8_e5m2: 1, int32: 4, uint32: 4, int: 4, float: 4, float32: 4, int64: 8, uint64: 8, double: 8, float64: 8 };
 
 export interface CollectiveGuess {
   op: CollectiveOp;
@@ -47,14 +45,14 @@ export function collectiveOp(test: NcclTestsTest, source = ''): CollectiveGuess 
   if (named) return { op: named, basis: 'file name' };
   const ranks = test.ranks;
   const row = test.rows.filter((candidate) => candidate.sizeBytes > 0 && candidate.outOfPlace.algbwGBps > 0).at(-1);
-  const typeBytes = row ? TYPE_BYTES[row.type.toLowerCase()] : undefined;
+  const typeBytes = row ? dataTypeBytes(row.type) : undefined;
   if (!row || ranks === null || ranks < 2 || typeBytes === undefined) return null;
   const reduces = row.redop !== null && row.redop !== 'none';
   if (!reduces || (row.root !== null && row.root >= 0) || row.count * typeBytes !== row.sizeBytes) return null;
   const factor = row.outOfPlace.busbwGBps / row.outOfPlace.algbwGBps;
   const near = (value: number) => Math.abs(factor - value) <= 0.02 * value;
-  if (near((2 * (ranks - 1)) / ranks)) return { op: 'all_reduce', basis: 'table' };
-  if (near(1)) return { op: 'sendrecv', basis: 'table' };
+  if (near(busbwFactor('all_reduce', ranks))) return { op: 'all_reduce', basis: 'table' };
+  if (near(busbwFactor('sendrecv', ranks))) return { op: 'sendrecv', basis: 'table' };
   return null;
 }
 

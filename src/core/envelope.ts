@@ -37,6 +37,18 @@ export interface ResultEnvelope<M = Record<string, unknown>> {
   timing?: Record<string, number>;
 }
 
+/**
+ * The separator-free form of a result kind, for lookups: stored kinds keep their names
+ * (`bench.tcp`, `runs-diff`), new kinds use the dot form, and `bench-tcp` and `bench.tcp` are one kind.
+ */
+export function normaliseKind(kind: string): string {
+  return kind.trim().toLowerCase().replace(/-/g, '.');
+}
+
+export function sameKind(a: string, b: string): boolean {
+  return normaliseKind(a) === normaliseKind(b);
+}
+
 export interface EnvelopeExtras {
   series?: Series[];
   findings?: Finding[];

@@ -4,7 +4,7 @@
  * and how the fitted scales turn NCCL's tuner latency into a real one. Costs: collectives.ts,
  * nvls-costs.ts, p2p-costs.ts.
  */
-import type { CollectiveOp } from './busbw.js';
+import { busbwFactor, type CollectiveOp } from './busbw.js';
 import {
   BASE_LATENCY_US,
   NET_HOP_LATENCY_US,
@@ -101,10 +101,10 @@ export function ringSteps(op: CollectiveOp, ranks: number, nodes: number, minusO
   const interSteps = nodes <= 1 ? 0 : op === 'all_reduce' ? (minusOne ? 2 * (nodes - 1) : 2 * nodes) : nodes - 1;
   switch (op) {
     case 'all_reduce':
-      return { steps: 2 * (ranks - 1), interSteps: Math.min(interSteps, 2 * (ranks - 1)), volumeFactor: (2 * (ranks - 1)) / ranks };
+      return { steps: 2 * (ranks - 1), interSteps: Math.min(interSteps, 2 * (ranks - 1)), volumeFactor: busbwFactor(op, ranks) };
     case 'all_gather':
     case 'reduce_scatter':
-      return { steps: ranks - 1, interSteps, volumeFactor: (ranks - 1) / ranks };
+      return { steps: ranks - 1, interSteps, volumeFactor: busbwFactor(op, ranks) };
     default:
       return { steps: ranks, interSteps, volumeFactor: 1 };
   }

@@ -4,16 +4,18 @@
  * src/include/device.h / src/graph/topo.h, versions 2.12 to 2.30; per-version differences are
  * keyed by NCCL_VERSIONS below. Values are copied as NCCL writes them; docs/models.md cites each.
  */
-import { ALGORITHM_IDS, type NcclAlgorithm } from './algorithms.js';
+import { ALGORITHM_IDS, type NcclAlgorithm, type NcclProtocol } from '../core/collectives.js';
 
-export type { NcclAlgorithm } from './algorithms.js';
-export type NcclProtocol = 'LL' | 'LL128' | 'Simple';
-export const PROTOCOLS: readonly NcclProtocol[] = ['LL', 'LL128', 'Simple'];
-export const PROTOCOL_IDS = ['ll', 'll128', 'simple'] as const;
-export type ProtocolId = (typeof PROTOCOL_IDS)[number];
-export const PROTOCOL_CHOICES = ['auto', ...PROTOCOL_IDS] as const;
-export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
-export const protocolOfId = (id: ProtocolId): NcclProtocol => (id === 'll' ? 'LL' : id === 'll128' ? 'LL128' : 'Simple');
+export {
+  PROTOCOLS,
+  PROTOCOL_IDS,
+  PROTOCOL_CHOICES,
+  protocolOfId,
+  type NcclAlgorithm,
+  type NcclProtocol,
+  type ProtocolId,
+  type ProtocolChoice,
+} from '../core/collectives.js';
 
 /**
  * NCCL versions whose tuning the model encodes, oldest first; a version takes the newest entry at or

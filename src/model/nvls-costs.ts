@@ -119,7 +119,8 @@ export function patCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const latency: Latency = { base: 8, intra: ranks * 2.8, inter: Math.floor(Math.log2(Math.max(1, shape.nodes))) * (interLat / 3.5) };
   return {
     latencyUs: scaled(shape, latency),
-    bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, busBw),
+    // all_gather and reduce_scatter share the factor (n-1)/n.
+    bandwidthTimeUs: usFor(busbwFactor('all_gather', ranks) * sizeBytes, busBw),
     networkSteps: Math.ceil(Math.log2(Math.max(2, shape.nodes))),
     flowsPerStep: shape.nodes,
     bytesPerFlow: sizeBytes / ranks,

@@ -8,6 +8,7 @@ import type { GpuSpec } from '../spec/gpu.js';
 import type { ClusterTopology } from '../spec/cluster.js';
 import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
 import { MAX_GPUS_PER_NODE, MAX_NODES } from '../spec/limits.js';
+import { countsPerRank, usesRedOp, usesRoot } from '../core/collectives.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';
 import { checkAlgorithmApplies, estimateCollective, type AlgorithmChoice, type CollectiveEstimate } from './collectives.js';
@@ -110,9 +111,7 @@ export interface CollectiveRow {
 
 /** nccl-tests columns: reductions print their op, others `none`; rooted ops print root 0, others -1. */
 function redopAndRoot(op: CollectiveOp): { redop: string; root: number } {
-  const reduces = op === 'all_reduce' || op === 'reduce_scatter' || op === 'reduce';
-  const rooted = op === 'broadcast' || op === 'reduce';
-  return { redop: reduces ? 'sum' : 'none', root: rooted ? 0 : -1 };
+  return { redop: usesRedOp(op) ? 'sum' : 'none', root: usesRoot(op) ? 0 : -1 };
 }
 
 /** Most rows one sweep may print; an increment that asks for more is refused rather than cut short. */
@@ -156,8 +155,7 @@ export function sweepSizes(minBytes: number, maxBytes: number, step: SweepStep):
  * nccl-tests counts per rank (all_gather, reduce_scatter, alltoall), which round down to it.
  */
 export function sizeGranuleBytes(op: CollectiveOp, ranks: number, typeBytes: number): number {
-  const perRank = op === 'all_gather' || op === 'reduce_scatter' || op === 'alltoall';
-  return perRank ? typeBytes * Math.max(1, ranks) : typeBytes;
+  return countsPerRank(op) ? typeBytes * Math.max(1, ranks) : typeBytes;
 }
 
 /**

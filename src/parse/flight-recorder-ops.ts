@@ -8,8 +8,9 @@
  * "nccl:recv 3<-0", "nccl:coalesced"; the analyser's list is tools/flight_recorder/components/types.py
  * COLLECTIVES and P2P). Dtype names are c10::toString(ScalarType) (c10/core/ScalarType.h).
  */
+import type { TraceOp } from '../core/collectives.js';
 
-const OP_BY_NAME: Record<string, string> = {
+const OP_BY_NAME: Readonly<Record<string, TraceOp>> = {
   all_reduce: 'all_reduce',
   allreduce: 'all_reduce',
   all_reduce_coalesced: 'all_reduce',

@@ -8,6 +8,7 @@
  * "reduce_scatter", "_reduce_scatter_base", "all_to_all", "alltoall_base", "send", "recv", ...),
  * as the traces in ../shared/data/traces show them.
  */
+import type { TraceOp } from '../core/collectives.js';
 
 export interface CommArgs {
   collectiveName: string | null;
@@ -95,7 +96,7 @@ export function readCommArgs(args: Record<string, unknown>): CommArgs | null {
  * `_base`, `_coalesced`, `_into_tensor` and `_tensor` variants; null for names that are not a
  * data-moving collective the project knows (barrier, gather, scatter, wait, init).
  */
-export function opOfCollectiveName(name: string): string | null {
+export function opOfCollectiveName(name: string): TraceOp | null {
   let base = name.toLowerCase().replace(/^_+/, '');
   for (let previous = ''; previous !== base; ) {
     previous = base;

@@ -29,6 +29,7 @@
  * - RCCL of 2020: `nccl<Coll><Ring|Tree|CollNet><|LL|LL128>Kernel_<op>_<type>` and
  *   `nccl<SendRecv|AllToAll|Gather|Scatter>Kernel_copy_i8` (ROCm/rccl@0023b9b0 src/include/collectives.h).
  */
+import type { TraceOp } from '../core/collectives.js';
 
 export interface NcclKernelName {
   /** The project's op id (all_reduce, ..., sendrecv), or NCCL's own name where none fits ("Generic", "Gather"). */
@@ -39,7 +40,7 @@ export interface NcclKernelName {
 }
 
 /** NCCL's and RCCL's collective names (camel case, as in kernel names) to the project's op ids. */
-const OP_OF_COLL: Record<string, string> = {
+const OP_OF_COLL: Readonly<Record<string, TraceOp>> = {
   AllReduce: 'all_reduce',
   AllGather: 'all_gather',
   ReduceScatter: 'reduce_scatter',

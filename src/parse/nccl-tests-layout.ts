@@ -13,6 +13,7 @@
  *  - with timestamps: a trailing `timestamp` column (`YYYY-MM-DD hh:mm:ss`); `-C 1` prints `cputime`.
  * Blank key fields happen (old alltoall prints an empty redop), so keys are matched by shape.
  */
+import { dataTypeBytes } from '../core/collectives.js';
 import type { NcclTestsLayout, NcclTestsMeasurement, NcclTestsRow } from './nccl-tests-types.js';
 
 const KEY_ALIASES: Record<string, 'size' | 'count' | 'type' | 'redop' | 'root'> = {
@@ -55,17 +56,8 @@ const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME_OF_DAY = /^\d{2}:\d{2}:\d{2}$/;
 
-/** Bytes per element of nccl-tests data types (src/common.cu test_typenames). */
-const TYPE_SIZE_BYTES: Record<string, number> = {
-  int8: 1, uint8: 1, char: 1, f8e4m3: 1, f8e5m2: 1, fp8_e4m3: 1, fp8_e5m2: 1,
-  half: 2, float16: 2, bfloat16: 2, bf16: 2, fp16: 2,
-  int32: 4, uint32: 4, int: 4, float: 4, float32: 4,
-  int64: 8, uint64: 8, double: 8, float64: 8,
-};
-
-export function typeSizeBytes(type: string): number | undefined {
-  return TYPE_SIZE_BYTES[type.toLowerCase()];
-}
+/** Bytes per element of nccl-tests data types (src/common.cu test_typenames), from the collective vocabulary. */
+export const typeSizeBytes = dataTypeBytes;
 
 export type RowParse = { ok: true; row: NcclTestsRow } | { ok: false; reason: string };
 

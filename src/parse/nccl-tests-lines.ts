@@ -4,6 +4,7 @@
  * (Open MPI `--tag-output` `[1,0]<stdout>:`, MPICH/Intel MPI `-l` `[0] `, Slurm `srun -l` `0: `),
  * NCCL's own log lines (`host:pid:tid [dev] NCCL INFO ...`) and anything else a job prints.
  */
+import { COLLECTIVE_OPS } from '../core/collectives.js';
 
 /** A launcher tag anywhere in a line: Open MPI `[1,0]<stdout>:` or `[0]`-style rank tags (MPICH, Intel MPI). */
 const LAUNCHER_TAG = /\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?/g;
@@ -67,7 +68,8 @@ export function classifyLine(raw: string): LineClass {
   return { type: 'other', text: line };
 }
 
-const PERF_BINARY = /\b(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|alltoallv|sendrecv|scatter|gather|hypercube)_perf(?:_mpi)?\b/;
+/** nccl-tests' binaries: the vocabulary's collectives and the tests beyond it (src/Makefile BIN_FILES_LIST). */
+const PERF_BINARY = new RegExp(`\\b(${[...COLLECTIVE_OPS, 'alltoallv', 'scatter', 'gather', 'hypercube'].join('|')})_perf(?:_mpi)?\\b`);
 
 /** The collective named by an nccl-tests binary in a command line or path (`/opt/nccl-tests/bin/all_reduce_perf`). */
 export function collectiveFromCommand(text: string): string | null {

@@ -4,7 +4,7 @@
  * (nccl-tests output captured on a real cluster). Measured results report out-of-place busbw, as
  * nccl-tests' summary line does, falling back to in-place or a flat busbwGBps.
  */
-import type { ResultEnvelope } from '../core/envelope.js';
+import { normaliseKind, type ResultEnvelope } from '../core/envelope.js';
 import { asRecord, finite, normaliseOp, records, text, type UnknownRecord } from './read.js';
 
 export type CurveSource = 'predicted' | 'measured';
@@ -81,12 +81,11 @@ function parseCurves(envelope: ResultEnvelope<unknown>): BandwidthCurve[] {
 
 /** Every busbw curve in one result; empty for results that have none. */
 export function bandwidthCurves(envelope: ResultEnvelope<unknown>): BandwidthCurve[] {
-  switch (envelope.kind) {
+  // Either separator: `aifabric bench tcp` says bench.tcp; bench-tcp and bench are accepted for results saved by others.
+  switch (normaliseKind(envelope.kind)) {
     case 'collective':
       return collectiveCurves(envelope);
-    // `aifabric bench tcp` says bench.tcp; bench-tcp and bench are accepted for results saved by others.
     case 'bench.tcp':
-    case 'bench-tcp':
     case 'bench':
       return benchCurves(envelope);
     case 'parse':

@@ -2,6 +2,8 @@
  * Defensive readers for envelopes of any shape: the store and the report read results from older or
  * newer engines, and hand-edited JSON, without crashing, so every field is checked before it is used.
  */
+import { collectiveOpOf } from '../core/collectives.js';
+
 export type UnknownRecord = Record<string, unknown>;
 
 export function isRecord(value: unknown): value is UnknownRecord {
@@ -25,21 +27,12 @@ export function records(value: unknown): UnknownRecord[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
+/** nccl-tests binaries beyond the collective vocabulary, kept as their own keys. */
+const OTHER_NCCL_TESTS_OPS: ReadonlySet<string> = new Set(['gather', 'scatter', 'hypercube']);
+
 /** nccl-tests names (`all_reduce_perf`), our names (`all_reduce`) and loose ones (`allreduce`) to one key. */
 export function normaliseOp(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const compact = name.toLowerCase().replace(/_perf$/, '').replace(/[^a-z]/g, '');
-  const known: Record<string, string> = {
-    allreduce: 'all_reduce',
-    allgather: 'all_gather',
-    reducescatter: 'reduce_scatter',
-    alltoall: 'alltoall',
-    broadcast: 'broadcast',
-    reduce: 'reduce',
-    sendrecv: 'sendrecv',
-    gather: 'gather',
-    scatter: 'scatter',
-    hypercube: 'hypercube',
-  };
-  return known[compact] ?? name;
+  return collectiveOpOf(compact) ?? (OTHER_NCCL_TESTS_OPS.has(compact) ? compact : name);
 }

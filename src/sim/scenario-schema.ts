@@ -4,6 +4,7 @@
  * typo is reported at its YAML line like any other schema problem.
  */
 import { z } from 'zod';
+import { COMPACT_OP_NAMES } from '../core/collectives.js';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
 import { CC_NAMES } from './transport/cc/index.js';
 
@@ -220,6 +221,21 @@ const transportSchema = z
   .strict();
 
 const transportChoice = z.enum(['tcp', 'roce']).optional();
+
+/**
+ * The collectives the simulator runs, by the compact names its results report (`allreduce`);
+ * a scenario may also write nccl-tests' spelling (`all_reduce`), read as the same kind.
+ */
+export const SIM_COLLECTIVE_KINDS = [COMPACT_OP_NAMES.all_reduce, COMPACT_OP_NAMES.all_gather, COMPACT_OP_NAMES.alltoall] as const;
+export type SimCollectiveKind = (typeof SIM_COLLECTIVE_KINDS)[number];
+const SIM_KIND_BY_SPELLING: Readonly<Record<string, SimCollectiveKind>> = Object.fromEntries(
+  Object.entries(COMPACT_OP_NAMES).flatMap(([op, compact]) => (isSimCollectiveKind(compact) ? [[op, compact], [compact, compact]] : [])),
+);
+const collectiveKind = z.enum(Object.keys(SIM_KIND_BY_SPELLING) as [string, ...string[]]).transform((name) => SIM_KIND_BY_SPELLING[name] as SimCollectiveKind);
+
+function isSimCollectiveKind(name: string): name is SimCollectiveKind {
+  return (SIM_COLLECTIVE_KINDS as readonly string[]).includes(name);
+}
 const startField = durationOrZeroField.default(0);
 
 const workloadSchema = z.discriminatedUnion('kind', [
@@ -252,7 +268,7 @@ const workloadSchema = z.discriminatedUnion('kind', [
     .strict(),
   z
     .object({
-      kind: z.enum(['allreduce', 'allgather', 'alltoall']),
+      kind: collectiveKind,
       name: z.string().optional(),
       /** A count (hosts 0..N-1) or an explicit list; default every host. */
       ranks: z.union([count, z.array(hostIndex).min(2)]).optional(),

@@ -3,7 +3,10 @@
  * results saved by others say `bench-tcp`: a filter matches a stored kind in either spelling, and a
  * kind that no command emits and no saved run has is a mistake to name, not an empty list.
  */
+import { normaliseKind, sameKind } from '../core/envelope.js';
 import { InputError } from '../core/errors.js';
+
+export { normaliseKind, sameKind };
 
 /** Every kind an aifabric command writes (src/ `makeResult` calls); saved kinds are added at run time. */
 export const KNOWN_RESULT_KINDS: readonly string[] = [
@@ -29,15 +32,6 @@ export const KNOWN_RESULT_KINDS: readonly string[] = [
   'testbed.up',
   'trace',
 ];
-
-/** The spelling-free form: `bench-tcp` and `bench.tcp` are one kind. */
-export function normaliseKind(kind: string): string {
-  return kind.trim().toLowerCase().replace(/-/g, '.');
-}
-
-export function sameKind(a: string, b: string): boolean {
-  return normaliseKind(a) === normaliseKind(b);
-}
 
 /** Throws exit 2 listing the known kinds when `kind` matches neither an emitted kind nor a stored one. */
 export function checkKindFilter(kind: string, storedKinds: readonly string[]): void {

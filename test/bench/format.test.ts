@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { floatStr, formatFooter, formatG, formatHeader, formatRow } from '../../src/bench/format.js';
-import { busBwFactor, collCounts } from '../../src/bench/sizes.js';
+import { busbwFactor, collCounts } from '../../src/bench/sizes.js';
 import { parseNcclTests } from '../../src/parse/index.js';
 import type { BenchRow } from '../../src/bench/types.js';
 import { baseParams } from './helpers.js';
@@ -86,13 +86,13 @@ describe('nccl-tests layout', () => {
 
 describe('sizes and bus bandwidth as nccl-tests', () => {
   it('uses the busbw factors of nccl-tests', () => {
-    expect(busBwFactor('all_reduce', 8)).toBe(1.75);
-    expect(busBwFactor('all_gather', 8)).toBe(0.875);
-    expect(busBwFactor('reduce_scatter', 4)).toBe(0.75);
-    expect(busBwFactor('alltoall', 2)).toBe(0.5);
-    expect(busBwFactor('broadcast', 8)).toBe(1);
-    expect(busBwFactor('reduce', 8)).toBe(1);
-    expect(busBwFactor('sendrecv', 8)).toBe(1);
+    expect(busbwFactor('all_reduce', 8)).toBe(1.75);
+    expect(busbwFactor('all_gather', 8)).toBe(0.875);
+    expect(busbwFactor('reduce_scatter', 4)).toBe(0.75);
+    expect(busbwFactor('alltoall', 2)).toBe(0.5);
+    expect(busbwFactor('broadcast', 8)).toBe(1);
+    expect(busbwFactor('reduce', 8)).toBe(1);
+    expect(busbwFactor('sendrecv', 8)).toBe(1);
   });
 
   it('rounds gather/scatter/alltoall counts down to a multiple of the rank count', () => {

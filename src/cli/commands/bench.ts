@@ -6,11 +6,9 @@
 import { Command } from '@commander-js/extra-typings';
 import { choiceArg, durationArg, nonNegativeIntArg, positiveIntArg, sizeArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
-
-const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const;
-const TYPES = ['float', 'double', 'int32'] as const;
-const REDOPS = ['sum', 'max', 'min'] as const;
-const ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
+// Import-free modules, so registering the command stays cheap.
+import { BENCH_OP_ORDER as OPS } from '../../core/collectives.js';
+import { BENCH_ALGOS as ALGOS, DATA_TYPES as TYPES, REDUCE_OPS as REDOPS } from '../../bench/types.js';
 
 /** `--op all_reduce`, a comma-separated list run one after the other, or `all`. */
 function opListArg(value: string): (typeof OPS)[number][] {

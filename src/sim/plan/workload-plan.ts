@@ -8,7 +8,7 @@
  * them: each engine converts to its own unit (packet ps, fluid ns).
  */
 import { createRng } from '../../core/rng.js';
-import type { Scenario } from '../scenario-schema.js';
+import type { Scenario, SimCollectiveKind } from '../scenario-schema.js';
 
 export type TransportKind = 'tcp' | 'roce';
 
@@ -46,7 +46,7 @@ export interface PlannedFlows extends PlannedBase {
 
 /** Ring all_reduce / all_gather (rank r sends to rank r+1) or alltoall, over `iterations` with compute. */
 export interface PlannedCollective extends PlannedBase {
-  kind: 'allreduce' | 'allgather' | 'alltoall';
+  kind: SimCollectiveKind;
   /** Host of each rank. */
   ranks: number[];
   /** Per-rank buffer, as nccl-tests' size. */

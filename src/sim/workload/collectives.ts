@@ -8,7 +8,9 @@
  * after that rank's compute phase (mean plus seeded normal jitter), so stragglers show up in the
  * per-rank step times.
  */
+import { busbwFactor, opOfCompactName } from '../../core/collectives.js';
 import type { Series } from '../../core/envelope.js';
+import type { SimCollectiveKind } from '../scenario-schema.js';
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
 import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
@@ -18,7 +20,7 @@ const INITIAL_ITERATION_SLOTS = 1024;
 
 export interface CollectiveSpec {
   name: string;
-  kind: 'allreduce' | 'allgather' | 'alltoall';
+  kind: SimCollectiveKind;
   ranks: number[];
   sizeBytes: number;
   /** Bytes per transfer and transfers per rank per iteration, from the workload plan. */
@@ -222,7 +224,7 @@ export class CollectiveWorkload implements Workload {
       stragglerUs.push((lastJoin - firstJoin) / 1e6);
     }
     const series: Series[] = [{ name: `${this.spec.name}: per-rank step time`, unit: 'us', points }];
-    const busFactor = this.spec.kind === 'allreduce' ? (2 * (n - 1)) / n : (n - 1) / n;
+    const busFactor = busbwFactor(opOfCompactName(this.spec.kind), n);
     const finished = iterationTimeUs.length;
     const meanIterationUs = finished > 0 ? iterationTimeUs.reduce((a, b) => a + b, 0) / finished : 0;
     let delivered = 0;
