@@ -32,7 +32,7 @@ export function registerDemo(program: Command): void {
         for (const collective of results.collectives) write(`collective-${String(collective.inputs.fabric)}.json`, toJson(collective));
         // The report needs vega: imported here only, so other commands never load it.
         const { renderReport } = await import('../../report/index.js');
-        write('report.html', await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' }));
+        write('report.html', (await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' })).html);
       } catch (error) {
         for (const file of written) rmSync(file, { force: true });
         removeFolders(createdFolders);

@@ -6,7 +6,6 @@ import { Command } from '@commander-js/extra-typings';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import type { ResultEnvelope } from '../../core/envelope.js';
 import { InputError } from '../../core/errors.js';
-import { makeResult } from '../../core/envelope.js';
 import { emitResult } from '../emit.js';
 import { positiveIntArg } from '../options.js';
 import { addDbOption } from '../store-options.js';
@@ -66,16 +65,11 @@ export function registerReport(program: Command): void {
         runs.close();
       }
     }
-    const { renderReportItems } = await import('../../report/index.js');
-    const html = await renderReportItems(items, { title: options.title });
-    writeFileAtomic(options.out, html);
-    const charts = (html.match(/<figure class="chart"/g) ?? []).length;
-    const result = makeResult(
-      'report',
-      { out: options.out, runs: runIds, inputs: options.input ?? [] },
-      { path: options.out, results: items.length, charts, bytes: Buffer.byteLength(html) },
-      { timing: { wallMs: performance.now() - started }, warnings },
-    );
-    await emitResult(result, { json: options.json ?? false }, () => `wrote ${options.out}: ${items.length} result${items.length === 1 ? '' : 's'}, ${charts} chart${charts === 1 ? '' : 's'}, ${Math.round(Buffer.byteLength(html) / 1024)} KiB\n`);
+    const { renderReportItems, reportResult } = await import('../../report/index.js');
+    const { renderReportText } = await import('../render/report-text.js');
+    const report = await renderReportItems(items, { title: options.title });
+    writeFileAtomic(options.out, report.html);
+    const result = reportResult(report, { out: options.out, runs: runIds, inputs: options.input ?? [], results: items.length, wallMs: performance.now() - started, warnings });
+    await emitResult(result, { json: options.json ?? false }, renderReportText);
   });
 }
