@@ -3,7 +3,7 @@ export * from './core/index.js';
 export { VERSION } from './version.js';
 export * from './spec/index.js';
 export * from './model/index.js';
-export { runDemo, DEMO_FABRICS, DEMO_NODES, type DemoResults } from './demo/demo.js';
+export { runDemo, DEMO_FABRICS, DEMO_NODES, type DemoResults } from './demo/index.js';
 export { listPresets } from './spec/presets/list.js';
 export * from './parse/index.js';
 export * as bench from './bench/index.js';
