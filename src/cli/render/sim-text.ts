@@ -1,6 +1,6 @@
 /** Human summary of a simulation result (the `--json` envelope holds everything). */
 import Table from 'cli-table3';
-import type { ResultEnvelope } from '../core/envelope.js';
+import type { ResultEnvelope } from '../../core/envelope.js';
 
 const fmt = (value: unknown, digits = 2): string => (typeof value === 'number' ? Number(value.toFixed(digits)).toLocaleString('en-US') : text(value));
 
