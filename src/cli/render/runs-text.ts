@@ -4,16 +4,12 @@
  */
 import type { ResultEnvelope } from '../../core/envelope.js';
 import { formatBytes, formatNumber, safeText } from '../../report/index.js';
+import { renderTable } from './table.js';
 import type { RunsDiffMetrics, RunsImportMetrics, RunsListMetrics } from '../../store/index.js';
 
-export function columns(header: string[], rows: string[][]): string {
-  const widths = header.map((title, index) => Math.max(title.length, ...rows.map((row) => (row[index] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+/** Left-aligned columns under a header line, no rule: easy to grep and cut. */
+function columns(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return renderTable(header.map((title) => ({ header: title })), rows, { layout: 'plain' });
 }
 
 export function renderRunsListText(result: ResultEnvelope<RunsListMetrics>): string {
