@@ -10,3 +10,5 @@ export { diffResults, regressionFindings, BUSBW_REGRESSION_THRESHOLD } from './d
 export type { ResultDiff, BusbwComparison, MetricChange } from './diff-results.js';
 export { listRunsResult, diffRuns, importRuns } from './runs-results.js';
 export type { RunsListMetrics, RunsDiffMetrics, RunsImportMetrics, DiffedRun } from './runs-results.js';
+export { runsForReport } from './report-runs.js';
+export type { ReportRuns, ReportRunsSelection } from './report-runs.js';

@@ -37,30 +37,17 @@ export function registerReport(program: Command): void {
     const warnings: string[] = [];
     if (options.run !== undefined || items.length === 0) {
       const store = await import('../../store/index.js');
-      const path = store.resolveDbPath(options.db);
-      const runs = new store.RunStore(path, { mustExist: true });
+      const runs = new store.RunStore(store.resolveDbPath(options.db), { mustExist: true });
       try {
-        if (options.kind !== undefined) store.checkKindFilter(options.kind, runs.kinds());
-        const latest = options.run === undefined;
-        const ids =
-          options.run?.map((text) => store.parseRunId(text)) ??
-          runs.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), limit: options.last ?? DEFAULT_LAST }).map((run) => run.id).reverse();
-        if (ids.length === 0) throw new InputError(`no runs${options.kind !== undefined ? ` of kind ${options.kind}` : ''} in ${path} (save results with --save)`);
-        for (const id of ids) {
-          let envelope: ResultEnvelope;
-          try {
-            envelope = runs.require(id).envelope;
-          } catch (error) {
-            // One damaged row must not take the whole report down; a run asked for by id still fails.
-            if (!latest || !(error instanceof store.CorruptRunError)) throw error;
-            warnings.push(`${error.message}; skipped`);
-            process.stderr.write(`warning: ${error.message}; skipped\n`);
-            continue;
-          }
-          items.push({ envelope, ref: `#${id}` });
-          runIds.push(id);
-        }
-        if (items.length === 0) throw new InputError(`nothing to report: every run read from ${path} is corrupt`);
+        const found = store.runsForReport(runs, {
+          ...(options.run !== undefined ? { ids: options.run.map((text) => store.parseRunId(text)) } : {}),
+          ...(options.kind !== undefined ? { kind: options.kind } : {}),
+          last: options.last ?? DEFAULT_LAST,
+          onSkip: (warning) => process.stderr.write(`warning: ${warning}\n`),
+        });
+        items.push(...found.items);
+        runIds.push(...found.runIds);
+        warnings.push(...found.warnings);
       } finally {
         runs.close();
       }
