@@ -4,7 +4,6 @@ export { collectFromDir, type CollectedHosts } from './collect/from-dir.js';
 export { collectLive, type LiveOptions, type LiveCollection } from './collect/live.js';
 export { recogniseText } from './collect/recognise.js';
 export { toJunitXml } from './junit.js';
-export { renderCheckText } from './render-text.js';
 export { ruleFamilies } from './rules/index.js';
 // The SONiC config_db and mlnx_qos parsers (and their facts types) are the parse room's: kinds `sonic-config-db`, `mlnx-qos`.
 export type { Capture, CaptureKind, CheckFinding, HostCaptures, RuleFamily, RuleFamilyId } from './types.js';

@@ -45,3 +45,20 @@ export function runDemo(): DemoResults {
     ),
   };
 }
+
+/** One result the demo writes: the file name under its output folder, and the envelope. */
+export interface DemoFile {
+  name: string;
+  envelope: ResultEnvelope<unknown>;
+}
+
+/** The results the demo writes as JSON, in order (what `--json` prints, `--save` records and the report shows). */
+export function demoFiles(results: DemoResults): DemoFile[] {
+  return [
+    { name: 'compare.json', envelope: results.compare },
+    { name: 'scale.json', envelope: results.scale },
+    ...results.collectives.map((collective) => ({ name: `collective-${String(collective.inputs.fabric)}.json`, envelope: collective })),
+  ];
+}
+
+export const DEMO_REPORT_TITLE = 'aifabric demo';

@@ -1,6 +1,8 @@
 /** The report: chart specs (vega-lite) rendered to SVG in Node, assembled into one self-contained HTML file. */
 export { renderReport, renderReportItems, renderReportBody, renderCharts } from './render-report.js';
-export type { ReportOptions, RenderedChart } from './render-report.js';
+export type { ReportOptions, RenderedChart, RenderedReport } from './render-report.js';
+export { reportResult } from './report-result.js';
+export type { ReportMetrics, ReportResultInputs } from './report-result.js';
 export { toReportItems } from './data/report-item.js';
 export type { ReportItem } from './data/report-item.js';
 export { safeText, normaliseEnvelope } from './data/normalise-envelope.js';

@@ -27,6 +27,12 @@ export interface ReportOptions {
   runHref?: (item: ReportItem) => string | undefined;
 }
 
+/** A rendered report: the HTML document and how many charts it draws (charts that failed to render are not counted). */
+export interface RenderedReport {
+  html: string;
+  charts: number;
+}
+
 export interface RenderedChart {
   chart: ChartSpec;
   svg: string;
@@ -88,6 +94,10 @@ function runSection(item: ReportItem): string {
 
 /** The report body (no page shell): what the dashboard embeds under its own navigation. */
 export async function renderReportBody(given: readonly ReportItem[], options: Pick<ReportOptions, 'runHref'> = {}): Promise<string> {
+  return (await renderBody(given, options)).body;
+}
+
+async function renderBody(given: readonly ReportItem[], options: Pick<ReportOptions, 'runHref'>): Promise<{ body: string; charts: number }> {
   const items = given.map((item) => ({ ...item, envelope: normaliseEnvelope(item.envelope) }));
   const { charts, warnings } = await renderCharts(items);
   const sections: string[] = [];
@@ -102,22 +112,22 @@ export async function renderReportBody(given: readonly ReportItem[], options: Pi
   sections.push(
     `<footer class="muted"><p>busbw and algbw follow nccl-tests' definitions (<a href="${NCCL_TESTS_PERFORMANCE}">nccl-tests doc/PERFORMANCE.md</a>); GB = 10<sup>9</sup> bytes, message sizes in powers of 1024.</p></footer>`,
   );
-  return sections.join('\n');
+  return { body: sections.join('\n'), charts: charts.length };
 }
 
-export async function renderReportItems(given: readonly ReportItem[], options: ReportOptions = {}): Promise<string> {
+export async function renderReportItems(given: readonly ReportItem[], options: ReportOptions = {}): Promise<RenderedReport> {
   const items = given.map((item) => ({ ...item, envelope: normaliseEnvelope(item.envelope) }));
   const generatedAt = options.generatedAt === undefined ? new Date() : options.generatedAt;
   const kinds = [...new Set(items.map((item) => item.envelope.kind))].join(', ');
   const subtitle = [`${items.length} result${items.length === 1 ? '' : 's'}${kinds ? ` (${kinds})` : ''}`, `aifabric ${VERSION}`, generatedAt ? `generated ${generatedAt.toISOString()}` : '']
     .filter((part) => part !== '')
     .join(' · ');
-  const body = await renderReportBody(items, options);
-  return page({ title: options.title ?? 'aifabric report', subtitle, ...(options.nav !== undefined ? { nav: options.nav } : {}) }, body);
+  const { body, charts } = await renderBody(items, options);
+  return { html: page({ title: options.title ?? 'aifabric report', subtitle, ...(options.nav !== undefined ? { nav: options.nav } : {}) }, body), charts };
 }
 
-/** The library entry point: envelopes in, one self-contained HTML document out. */
-export async function renderReport(envelopes: readonly ResultEnvelope<unknown>[], options: ReportOptions = {}): Promise<string> {
+/** The library entry point: envelopes in, one self-contained HTML document (and its chart count) out. */
+export async function renderReport(envelopes: readonly ResultEnvelope<unknown>[], options: ReportOptions = {}): Promise<RenderedReport> {
   return renderReportItems(
     envelopes.map((envelope, index) => ({ envelope, ref: options.refs?.[index] ?? `result ${index + 1}` })),
     options,

@@ -32,7 +32,7 @@ export function createDashboardApp(store: RunStore, options: DashboardAppOptions
 
   app.get('/runs/:id', async (c) => {
     const run = store.require(parseRunId(c.req.param('id')));
-    const html = await renderReportItems([{ envelope: run.envelope, ref: `#${run.id}` }], {
+    const { html } = await renderReportItems([{ envelope: run.envelope, ref: `#${run.id}` }], {
       title: `#${run.id} · ${run.kind}`,
       nav: NAV,
       generatedAt: null,

@@ -15,7 +15,6 @@ export type { PlannedCollective, PlannedConnection, PlannedFlows, PlannedIncast,
 export type { SimFlowOutcome, SimMetrics, SimPortMetrics, SimStatus, SimWorkloadMetrics } from './metrics.js';
 export { pfcHeadroomBoundBytes, defaultPfcResponseDelayNs } from './net/headroom.js';
 export { roceWireBytes, tcpWireBytes } from './net/wire.js';
-export { renderSimText } from './text.js';
 export { canonicalJson, fingerprintPayload, simFingerprint, FINGERPRINT_EXCLUDED } from './fingerprint.js';
 export { estimateWork, heapLimitBytes, WORK_LIMITS, type WorkEstimate, type WorkMode } from './work-estimate.js';
 /** The flow-level engine (max-min fair sharing), for callers that build flows themselves. */

@@ -8,3 +8,7 @@ export { MIGRATIONS, LATEST_STORE_VERSION, STORE_APPLICATION_ID } from './migrat
 export type { Migration } from './migrations.js';
 export { diffResults, regressionFindings, BUSBW_REGRESSION_THRESHOLD } from './diff-results.js';
 export type { ResultDiff, BusbwComparison, MetricChange } from './diff-results.js';
+export { listRunsResult, diffRuns, importRuns } from './runs-results.js';
+export type { RunsListMetrics, RunsDiffMetrics, RunsImportMetrics, DiffedRun } from './runs-results.js';
+export { runsForReport } from './report-runs.js';
+export type { ReportRuns, ReportRunsSelection } from './report-runs.js';

@@ -36,7 +36,7 @@ describe('accept pair matrix', () => {
     for (const cell of cells) expect(cell.share < 0.3).toBe(cell.from === 'p-h3' || cell.to === 'p-h3');
     const svg = await renderChartSvg(charts[0]!.spec);
     expect(svg.startsWith('<svg')).toBe(true);
-    const html = await renderReport([envelope], { generatedAt: null });
+    const { html } = await renderReport([envelope], { generatedAt: null });
     expect(html).toContain(`id="${charts[0]!.id}"`);
     expect(html).toContain('accept.node');
     expect(html).toContain('p-h3');

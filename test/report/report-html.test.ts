@@ -13,8 +13,9 @@ const EXTERNAL_REFERENCES = [/<script/i, /<link/i, /<img/i, /<iframe/i, /\ssrc\s
 
 describe('renderReport', () => {
   let html = '';
+  let charts = 0;
   beforeAll(async () => {
-    html = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null });
+    ({ html, charts } = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null }));
   });
 
   it('is one self-contained document: no scripts, stylesheets, images or fonts from anywhere', () => {
@@ -24,6 +25,8 @@ describe('renderReport', () => {
 
   it('draws every chart type from the fixtures, as inline SVG', () => {
     const ids = [...html.matchAll(/<figure class="chart" id="([^"]+)"/g)].map((match) => match[1]);
+    // The count renderReport returns is the charts drawn, so no caller has to count them in the HTML.
+    expect(charts).toBe(ids.length);
     expect(ids).toEqual([
       'busbw-all-reduce',
       'scaling-result-10',
@@ -45,7 +48,8 @@ describe('renderReport', () => {
   });
 
   it('renders a kind it has never heard of as tables, without a chart', async () => {
-    const unknown = await renderReport(loadFixture('unknown-kind'), { generatedAt: null });
+    const { html: unknown, charts: unknownCharts } = await renderReport(loadFixture('unknown-kind'), { generatedAt: null });
+    expect(unknownCharts).toBe(0);
     expect(unknown).not.toContain('<figure');
     expect(unknown).toContain('weird.nested.value');
     expect(unknown).toContain('1.235');
@@ -53,7 +57,7 @@ describe('renderReport', () => {
   });
 
   it('is reproducible when no generation time is asked for', async () => {
-    const again = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null });
+    const { html: again } = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null });
     expect(again).toBe(html);
   });
 
@@ -73,7 +77,7 @@ describe('renderReport', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(envelope, { maxLength: 3 }), async (envelopes) => {
-        const page = await renderReport(envelopes as unknown as ResultEnvelope[], { generatedAt: null });
+        const { html: page } = await renderReport(envelopes as unknown as ResultEnvelope[], { generatedAt: null });
         expect(page).toContain('</html>');
       }),
       { numRuns: 100 },
@@ -93,7 +97,7 @@ describe('the report in headless Chromium', () => {
   it('opens with no console errors, no network requests, and every chart visible', async () => {
     mkdirSync(TEST_OUTPUT, { recursive: true });
     const file = join(TEST_OUTPUT, 'report.html');
-    writeFileSync(file, await renderReport(loadAllFixtures(), { title: 'Fixture report' }));
+    writeFileSync(file, (await renderReport(loadAllFixtures(), { title: 'Fixture report' })).html);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     const requests: string[] = [];

@@ -138,7 +138,7 @@ describe('a report of a trace result', () => {
   it('holds both charts, the straggler finding and a run label naming ranks, steps, fabric and paths', async () => {
     const envelope = traceEnvelope();
     expect(describeRun(envelope as unknown as Record<string, unknown>)).toBe('3 ranks steps=1 fabric=roce-400g paths=job-a.tar.gz');
-    const html = await renderReport([envelope], { generatedAt: null });
+    const { html } = await renderReport([envelope], { generatedAt: null });
     expect(html).toContain('id="trace-timeline-result-1"');
     expect(html).toContain('id="trace-waits-result-1"');
     expect(html).toContain('trace.straggler');
@@ -160,7 +160,7 @@ describe('a report of the real 8-rank DLRM trace (facebookresearch/param @ 1e115
         expect(values.find((value) => value.index === index && value.rank === rank)?.waitUs).toBe(collective.waitUs[position]);
       });
     });
-    const html = await renderReport([envelope], { generatedAt: null });
+    const { html } = await renderReport([envelope], { generatedAt: null });
     expect(html).toContain('id="trace-waits-result-1"');
     expect(html).toContain('8 ranks paths=dlrm_kineto.tar.gz');
     expect(html).not.toMatch(/could not be drawn/);

@@ -10,7 +10,7 @@ import type { Finding } from '../../src/core/envelope.js';
 import { runScenario } from '../../src/sim/run.js';
 import { loadScenario, parseScenario } from '../../src/sim/scenario.js';
 import type { Scenario } from '../../src/sim/scenario-schema.js';
-import { renderSimText } from '../../src/sim/text.js';
+import { renderSimText } from '../../src/cli/render/sim-text.js';
 import { ringPaths } from '../../src/sim/topo/index.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'examples', 'scenarios');

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../core/atomic-write.js';
-import { collectFromDir, collectLive, hasErrors, renderCheckText, runCheck, toJunitXml } from '../../check/index.js';
+import { collectFromDir, collectLive, hasErrors, runCheck, toJunitXml } from '../../check/index.js';
+import { renderCheckText } from '../render/check-text.js';
 import { getFabricPreset, loadClusterFile } from '../../spec/index.js';
 import { emitResult } from '../emit.js';
 

@@ -12,33 +12,32 @@ export function registerDemo(program: Command): void {
     .option('--db <path>', DB_OPTION_HELP)
     .action(async (options) => {
       const path = await import('node:path');
-      const { runDemo } = await import('../../demo/demo.js');
+      const { runDemo, demoFiles, DEMO_REPORT_TITLE } = await import('../../demo/index.js');
       const { prepareOutputFolder, removeFolders, writeOutputFile } = await import('../../core/output-path.js');
       const { rmSync } = await import('node:fs');
       const { toJson } = await import('../emit.js');
-      const { renderCompareText, renderScaleText, renderSplitLines } = await import('../render/plan-text.js');
+      const { renderDemoText } = await import('../render/demo-text.js');
       // Checked (and created) before the work; on a failure part-way, what this run wrote is removed again.
       const createdFolders = prepareOutputFolder(options.out);
       const written: string[] = [];
       const results = runDemo();
+      const files = demoFiles(results);
+      const envelopes = files.map((file) => file.envelope);
       try {
         const write = (name: string, value: string): void => {
           const file = path.join(options.out, name);
           writeOutputFile(file, value);
           written.push(file);
         };
-        write('compare.json', toJson(results.compare));
-        write('scale.json', toJson(results.scale));
-        for (const collective of results.collectives) write(`collective-${String(collective.inputs.fabric)}.json`, toJson(collective));
+        for (const file of files) write(file.name, toJson(file.envelope));
         // The report needs vega: imported here only, so other commands never load it.
         const { renderReport } = await import('../../report/index.js');
-        write('report.html', await renderReport([results.compare, results.scale, ...results.collectives], { title: 'aifabric demo' }));
+        write('report.html', (await renderReport(envelopes, { title: DEMO_REPORT_TITLE })).html);
       } catch (error) {
         for (const file of written) rmSync(file, { force: true });
         removeFolders(createdFolders);
         throw error;
       }
-      const envelopes = [results.compare, results.scale, ...results.collectives];
       if (options.save) {
         const { resolveDbPath, RunStore } = await import('../../store/index.js');
         const dbPath = resolveDbPath(options.db);
@@ -50,16 +49,6 @@ export function registerDemo(program: Command): void {
           store.close();
         }
       }
-      if (options.json) {
-        process.stdout.write(toJson(envelopes));
-        return;
-      }
-      // The headline first: how much of TCP 100G -> RoCE 400G is the faster port and how much the transport.
-      if (results.split) process.stdout.write(renderSplitLines([results.split]));
-      process.stdout.write('\n== Which fabric for this job? (8 nodes)\n');
-      process.stdout.write(renderCompareText(results.compare));
-      process.stdout.write('\n== Scaling\n');
-      process.stdout.write(renderScaleText(results.scale));
-      process.stdout.write(`\nwrote ${written.join(', ')}\n`);
+      process.stdout.write(options.json ? toJson(envelopes) : renderDemoText(results, written));
     });
 }

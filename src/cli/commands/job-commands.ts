@@ -3,10 +3,10 @@ import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
 import { MAX_NODES } from '../../spec/limits.js';
 import { DEFAULT_NCCL_VERSION } from '../../model/nccl-tuning.js';
-import type { ResultEnvelope } from '../../core/envelope.js';
 import type { JobOverrides } from '../../spec/resolve.js';
 import { addHardwareOptions, intListArg, listArg, positiveIntArg, rateArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
+import { withHeader } from '../render/overrides-text.js';
 
 const NODE_BOUNDS = { max: MAX_NODES, unit: 'nodes' };
 const COUNTERPARTS_HELP = 'leave out the fabrics added beside each one asked for (the RoCE fabric of the same line rate beside a TCP one, the TCP one beside an RDMA one)';
@@ -45,44 +45,6 @@ async function hardwareOverrides(options: HardwareOptionValues, command: string)
     ...(options.ncclVersion !== undefined ? { ncclVersion: options.ncclVersion } : {}),
     ...(options.bandwidth !== undefined ? { bandwidthBps: options.bandwidth } : {}),
   };
-}
-
-/** `gpu.pcieGen=3`, `fabric.tcp.rttUs=30`, `--bandwidth 100Gbps`: what the inputs' `overrides` record, as the flags spell it. */
-function overrideTexts(record: unknown, scopes: readonly string[]): string[] {
-  if (record === null || typeof record !== 'object') return [];
-  const texts: string[] = [];
-  const walk = (prefix: string, value: unknown): void => {
-    if (value !== null && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) walk(`${prefix}.${key}`, inner);
-    } else {
-      texts.push(`${prefix}=${String(value)}`);
-    }
-  };
-  const fields = record as Record<string, unknown>;
-  for (const scope of scopes) walk(scope, fields[scope]);
-  return texts;
-}
-
-/**
- * The header line(s) naming the overrides: on compare and scale the fabric ones are said to apply to
- * every fabric, since each row's fabric is a preset with them on.
- */
-export function overridesHeader(inputs: Record<string, unknown>, everyFabric: boolean): string {
-  const record = (inputs.overrides ?? {}) as Record<string, unknown>;
-  const fabric = overrideTexts(record, ['fabric']);
-  if (typeof record.bandwidthGbps === 'number') fabric.push(`--bandwidth ${String(record.bandwidthGbps)}Gbps`);
-  const other = overrideTexts(record, ['gpu', 'cluster']);
-  if (typeof record.gdr === 'boolean') other.push(`--gdr ${record.gdr ? 'on' : 'off'}`);
-  if (typeof record.ncclVersion === 'string') other.push(`--nccl-version ${record.ncclVersion}`);
-  let header = '';
-  if (everyFabric && fabric.length > 0) header += `(fabric overrides applied to every fabric: ${fabric.join(', ')})\n`;
-  else other.unshift(...fabric);
-  if (other.length > 0) header += `(overrides: ${other.join(', ')})\n`;
-  return header;
-}
-
-function withHeader<M>(render: (result: ResultEnvelope<M>) => string, everyFabric: boolean) {
-  return (result: ResultEnvelope<M>): string => overridesHeader(result.inputs, everyFabric) + render(result);
 }
 
 export function registerPlan(program: Command): void {

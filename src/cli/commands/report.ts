@@ -6,7 +6,6 @@ import { Command } from '@commander-js/extra-typings';
 import { writeFileAtomic } from '../../core/atomic-write.js';
 import type { ResultEnvelope } from '../../core/envelope.js';
 import { InputError } from '../../core/errors.js';
-import { makeResult } from '../../core/envelope.js';
 import { emitResult } from '../emit.js';
 import { positiveIntArg } from '../options.js';
 import { addDbOption } from '../store-options.js';
@@ -38,44 +37,26 @@ export function registerReport(program: Command): void {
     const warnings: string[] = [];
     if (options.run !== undefined || items.length === 0) {
       const store = await import('../../store/index.js');
-      const path = store.resolveDbPath(options.db);
-      const runs = new store.RunStore(path, { mustExist: true });
+      const runs = new store.RunStore(store.resolveDbPath(options.db), { mustExist: true });
       try {
-        if (options.kind !== undefined) store.checkKindFilter(options.kind, runs.kinds());
-        const latest = options.run === undefined;
-        const ids =
-          options.run?.map((text) => store.parseRunId(text)) ??
-          runs.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), limit: options.last ?? DEFAULT_LAST }).map((run) => run.id).reverse();
-        if (ids.length === 0) throw new InputError(`no runs${options.kind !== undefined ? ` of kind ${options.kind}` : ''} in ${path} (save results with --save)`);
-        for (const id of ids) {
-          let envelope: ResultEnvelope;
-          try {
-            envelope = runs.require(id).envelope;
-          } catch (error) {
-            // One damaged row must not take the whole report down; a run asked for by id still fails.
-            if (!latest || !(error instanceof store.CorruptRunError)) throw error;
-            warnings.push(`${error.message}; skipped`);
-            process.stderr.write(`warning: ${error.message}; skipped\n`);
-            continue;
-          }
-          items.push({ envelope, ref: `#${id}` });
-          runIds.push(id);
-        }
-        if (items.length === 0) throw new InputError(`nothing to report: every run read from ${path} is corrupt`);
+        const found = store.runsForReport(runs, {
+          ...(options.run !== undefined ? { ids: options.run.map((text) => store.parseRunId(text)) } : {}),
+          ...(options.kind !== undefined ? { kind: options.kind } : {}),
+          last: options.last ?? DEFAULT_LAST,
+          onSkip: (warning) => process.stderr.write(`warning: ${warning}\n`),
+        });
+        items.push(...found.items);
+        runIds.push(...found.runIds);
+        warnings.push(...found.warnings);
       } finally {
         runs.close();
       }
     }
-    const { renderReportItems } = await import('../../report/index.js');
-    const html = await renderReportItems(items, { title: options.title });
-    writeFileAtomic(options.out, html);
-    const charts = (html.match(/<figure class="chart"/g) ?? []).length;
-    const result = makeResult(
-      'report',
-      { out: options.out, runs: runIds, inputs: options.input ?? [] },
-      { path: options.out, results: items.length, charts, bytes: Buffer.byteLength(html) },
-      { timing: { wallMs: performance.now() - started }, warnings },
-    );
-    await emitResult(result, { json: options.json ?? false }, () => `wrote ${options.out}: ${items.length} result${items.length === 1 ? '' : 's'}, ${charts} chart${charts === 1 ? '' : 's'}, ${Math.round(Buffer.byteLength(html) / 1024)} KiB\n`);
+    const { renderReportItems, reportResult } = await import('../../report/index.js');
+    const { renderReportText } = await import('../render/report-text.js');
+    const report = await renderReportItems(items, { title: options.title });
+    writeFileAtomic(options.out, report.html);
+    const result = reportResult(report, { out: options.out, runs: runIds, inputs: options.input ?? [], results: items.length, wallMs: performance.now() - started, warnings });
+    await emitResult(result, { json: options.json ?? false }, renderReportText);
   });
 }

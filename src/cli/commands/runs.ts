@@ -3,7 +3,6 @@
  * `diff` exits 1 when busbw fell by more than 5% at any message size, so CI can gate on it.
  */
 import { Command } from '@commander-js/extra-typings';
-import { makeResult } from '../../core/envelope.js';
 import { emitResult, toJson } from '../emit.js';
 import { positiveIntArg } from '../options.js';
 import { addDbOption } from '../store-options.js';
@@ -23,13 +22,11 @@ function registerList(runs: Command): void {
       .option('--limit <n>', 'at most this many runs', positiveIntArg('--limit'))
       .option('--json', 'print the result envelope (metrics.runs[]) as JSON'),
   ).action(async (options) => {
-    const { store, path, runs: opened } = await openStore(options.db);
-    const { renderRunsListText } = await import('./runs-text.js');
+    const { store, runs: opened } = await openStore(options.db);
+    const { renderRunsListText } = await import('../render/runs-text.js');
     try {
-      if (options.kind !== undefined) store.checkKindFilter(options.kind, opened.kinds());
-      const runs = opened.list({ ...(options.kind !== undefined ? { kind: options.kind } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) });
-      const result = makeResult('runs-list', { db: path, kind: options.kind ?? null, limit: options.limit ?? null }, { runs });
-      await emitResult(result, { json: options.json ?? false }, () => renderRunsListText(runs, path));
+      const result = store.listRunsResult(opened, { ...(options.kind !== undefined ? { kind: options.kind } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) });
+      await emitResult(result, { json: options.json ?? false }, renderRunsListText);
     } finally {
       opened.close();
     }
@@ -45,7 +42,7 @@ function registerShow(runs: Command): void {
       .option('--json', 'print the saved result envelope exactly as it was saved'),
   ).action(async (idText, options) => {
     const { store, runs: opened } = await openStore(options.db);
-    const { renderRunText } = await import('./runs-text.js');
+    const { renderRunText } = await import('../render/runs-text.js');
     try {
       const run = opened.require(store.parseRunId(idText));
       process.stdout.write(options.json ? toJson(run.envelope) : renderRunText(run.id, run.envelope));
@@ -64,16 +61,12 @@ function registerDiff(runs: Command): void {
       .argument('<b>', 'the run to compare with it')
       .option('--json', 'print the diff as a result envelope'),
   ).action(async (aText, bText, options) => {
-    const { store, path, runs: opened } = await openStore(options.db);
-    const { renderDiffText } = await import('./runs-text.js');
+    const { store, runs: opened } = await openStore(options.db);
+    const { renderDiffText } = await import('../render/runs-text.js');
     try {
-      const a = opened.require(store.parseRunId(aText));
-      const b = opened.require(store.parseRunId(bText));
-      const diff = store.diffResults(a.envelope, b.envelope);
-      const summary = (run: typeof a) => ({ id: run.id, kind: run.kind, createdAt: run.createdAt, label: run.label });
-      const result = makeResult('runs-diff', { db: path, a: a.id, b: b.id }, { a: summary(a), b: summary(b), ...diff }, { findings: store.regressionFindings(diff) });
-      await emitResult(result, { json: options.json ?? false }, () => renderDiffText(diff, a, b));
-      if (diff.regressions.length > 0) process.exitCode = 1;
+      const result = store.diffRuns(opened, store.parseRunId(aText), store.parseRunId(bText));
+      await emitResult(result, { json: options.json ?? false }, renderDiffText);
+      if (result.metrics.regressions.length > 0) process.exitCode = 1;
     } finally {
       opened.close();
     }
@@ -91,22 +84,12 @@ function registerImport(runs: Command): void {
     const { readEnvelopeRefs } = await import('./report-inputs.js');
     // Read and validate everything first: a bad file stops the import before anything is saved.
     const entries = files.flatMap((file) => readEnvelopeRefs(file));
-    const { path, runs: opened } = await openStore(options.db, false);
+    const { store, runs: opened } = await openStore(options.db, false);
+    const { renderImportText } = await import('../render/runs-text.js');
     try {
-      const saved: { id: number; kind: string; createdAt: string }[] = [];
-      const skipped: { ref: string; duplicateOf: number }[] = [];
-      for (const { envelope, ref } of entries) {
-        // An exact copy (same JSON) of a saved run, or of one earlier in this import, is not saved twice.
-        const duplicateOf = opened.findIdentical(envelope);
-        if (duplicateOf !== undefined) {
-          skipped.push({ ref, duplicateOf });
-          process.stderr.write(`note: ${ref}: identical to run ${duplicateOf}, skipped\n`);
-          continue;
-        }
-        saved.push({ id: opened.save(envelope), kind: envelope.kind, createdAt: envelope.createdAt });
-      }
-      const result = makeResult('runs-import', { db: path, files }, { runs: saved, skipped });
-      await emitResult(result, { json: options.json ?? false }, () => saved.map((run) => `saved ${run.kind} result as run ${run.id} in ${path}\n`).join('') + (saved.length === 0 ? `nothing new to save in ${path}\n` : ''));
+      const result = store.importRuns(opened, files, entries);
+      for (const { ref, duplicateOf } of result.metrics.skipped) process.stderr.write(`note: ${ref}: identical to run ${duplicateOf}, skipped\n`);
+      await emitResult(result, { json: options.json ?? false }, renderImportText);
     } finally {
       opened.close();
     }

@@ -17,7 +17,8 @@ export function registerSim(program: Command): void {
     .option('--out <file>', 'also write the JSON result to FILE')
     .addHelpText('after', limitsHelp);
   addStoreOptions(command).action(async (file, options) => {
-      const { loadScenario, runScenario, renderSimText } = await import('../../sim/index.js');
+      const { loadScenario, runScenario } = await import('../../sim/index.js');
+      const { renderSimText } = await import('../render/sim-text.js');
       const { emitResult } = await import('../emit.js');
       const scenario = loadScenario(file, { mode: options.mode });
       const progress = await startProgress();

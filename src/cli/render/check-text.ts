@@ -2,8 +2,7 @@
  * Human output of `check`: per host, a table of what needs attention (error, warn, info) with
  * evidence and remediation, the count of checks that passed, then the notes and a summary line.
  */
-import type { CheckFinding } from './types.js';
-import type { CheckResult } from './run-check.js';
+import type { CheckFinding, CheckResult } from '../../check/index.js';
 
 function wrap(text: string, width: number, indent: string): string {
   const words = text.split(/\s+/);

@@ -1,6 +1,9 @@
 /** Human summary of a simulation result (the `--json` envelope holds everything). */
-import Table from 'cli-table3';
-import type { ResultEnvelope } from '../core/envelope.js';
+import type { ResultEnvelope } from '../../core/envelope.js';
+import { renderTable } from './table.js';
+
+const boxed = (headers: readonly string[], rows: readonly (readonly string[])[]): string =>
+  renderTable(headers.map((header) => ({ header })), rows, { layout: 'boxed' });
 
 const fmt = (value: unknown, digits = 2): string => (typeof value === 'number' ? Number(value.toFixed(digits)).toLocaleString('en-US') : text(value));
 
@@ -49,7 +52,7 @@ export function renderSimText(result: ResultEnvelope): string {
   const inputs = result.inputs;
   const lines: string[] = [];
   lines.push(`scenario ${String(inputs.scenario)} (${String(inputs.mode)} mode, seed ${String(inputs.seed)}, ${String(inputs.hosts)} hosts, ${String(inputs.transport)})`);
-  const summary = new Table({ head: ['metric', 'value'], style: { head: [], border: [] } });
+  const summary: string[][] = [];
   const rows: [string, unknown][] = [
     ['status', m.status],
     ['goodput (Gb/s)', fmt(m.goodputGbps, 3)],
@@ -66,10 +69,10 @@ export function renderSimText(result: ResultEnvelope): string {
     ['events', fmt(m.events, 0)],
   ];
   for (const [name, value] of rows) if (value !== undefined) summary.push([name, text(value)]);
-  lines.push(summary.toString());
+  lines.push(boxed(['metric', 'value'], summary));
   const workloads = (m.workloads as Record<string, unknown>[] | undefined) ?? [];
   if (workloads.length > 0) {
-    const table = new Table({ head: ['workload', 'kind', 'goodput (Gb/s)', 'detail'], style: { head: [], border: [] } });
+    const table: string[][] = [];
     for (const w of workloads) {
       const detail =
         w.iterationTimeUs !== undefined
@@ -79,15 +82,15 @@ export function renderSimText(result: ResultEnvelope): string {
             : `${text(w.flowsCompleted)}/${text(w.flows)} flows done`;
       table.push([text(w.name), text(w.kind), fmt(w.goodputGbps, 3), detail]);
     }
-    lines.push(table.toString());
+    lines.push(boxed(['workload', 'kind', 'goodput (Gb/s)', 'detail'], table));
   }
   const ports = ((m.ports as Record<string, unknown>[] | undefined) ?? []).slice(0, 6);
   if (ports.length > 0) {
-    const table = new Table({ head: ['port', 'peak queue (bytes)', 'paused (us)', 'PFC frames received', 'drops'], style: { head: [], border: [] } });
+    const table: string[][] = [];
     for (const port of ports) {
       table.push([text(port.link), fmt(port.peakQueueBytes, 0), fmt(port.pausedTimeUs, 1), fmt(port.pauseFramesReceived, 0), fmt(port.drops, 0)]);
     }
-    lines.push(table.toString());
+    lines.push(boxed(['port', 'peak queue (bytes)', 'paused (us)', 'PFC frames received', 'drops'], table));
   }
   for (const finding of result.findings ?? []) {
     lines.push(`${finding.severity}: ${finding.message}`);

@@ -4,20 +4,17 @@
  */
 import type { ResultEnvelope } from '../../core/envelope.js';
 import { formatBytes, formatNumber, safeText } from '../../report/index.js';
-import type { ResultDiff, RunSummary } from '../../store/index.js';
+import { renderTable } from './table.js';
+import type { RunsDiffMetrics, RunsImportMetrics, RunsListMetrics } from '../../store/index.js';
 
-export function columns(header: string[], rows: string[][]): string {
-  const widths = header.map((title, index) => Math.max(title.length, ...rows.map((row) => (row[index] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, index) => (index === cells.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+/** Left-aligned columns under a header line, no rule: easy to grep and cut. */
+function columns(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  return renderTable(header.map((title) => ({ header: title })), rows, { layout: 'plain' });
 }
 
-export function renderRunsListText(runs: readonly RunSummary[], dbPath: string): string {
-  if (runs.length === 0) return `no runs in ${dbPath} (save results with --save)\n`;
+export function renderRunsListText(result: ResultEnvelope<RunsListMetrics>): string {
+  const runs = result.metrics.runs;
+  if (runs.length === 0) return `no runs in ${String(result.inputs.db)} (save results with --save)\n`;
   return columns(
     ['ID', 'KIND', 'CREATED', 'AIFABRIC', 'INPUTS'],
     runs.map((run) => [String(run.id), run.kind, run.createdAt, run.toolVersion ?? '', run.label]),
@@ -83,7 +80,9 @@ function signed(value: number | null): string {
   return value === null ? 'n/a' : `${value > 0 ? '+' : ''}${value.toFixed(1)}%`;
 }
 
-export function renderDiffText(diff: ResultDiff, a: RunSummary, b: RunSummary): string {
+export function renderDiffText(result: ResultEnvelope<RunsDiffMetrics>): string {
+  const diff = result.metrics;
+  const { a, b } = diff;
   const parts = [`diff of ${diff.kind} runs ${a.id} -> ${b.id}\n`];
   if (diff.busbw.length > 0) {
     if (diff.regressions.length === 0) {
@@ -105,4 +104,10 @@ export function renderDiffText(diff: ResultDiff, a: RunSummary, b: RunSummary): 
     parts.push(`no numeric metric changed (${diff.unchangedMetrics} compared)\n`);
   }
   return parts.join('\n');
+}
+
+export function renderImportText(result: ResultEnvelope<RunsImportMetrics>): string {
+  const path = String(result.inputs.db);
+  const saved = result.metrics.runs;
+  return saved.map((run) => `saved ${run.kind} result as run ${run.id} in ${path}\n`).join('') + (saved.length === 0 ? `nothing new to save in ${path}\n` : '');
 }
