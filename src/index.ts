@@ -1,6 +1,6 @@
 /** The library API: every command's engine, callable without the CLI. */
 export * from './core/index.js';
-export { VERSION } from './version.js';
+export { VERSION } from './core/version.js';
 export * from './spec/index.js';
 export * from './model/index.js';
 export { runDemo, demoFiles, DEMO_FABRICS, DEMO_NODES, type DemoResults, type DemoFile } from './demo/index.js';

@@ -1,21 +1,24 @@
 /**
  * What `aifabric bench tcp` runs: every collective of the vocabulary (src/core/collectives.ts),
  * spelled as nccl-tests spells them so that flags (`-d float -o sum`) and table cells match, and
- * the element types and reduction operators it implements, a subset of nccl-tests' own.
+ * the element types and reduction operators it implements, a subset of nccl-tests' own (declared
+ * in core, import-free, so that the CLI declares its flags without loading this room).
  */
-import type { CollectiveOp, DataTypeName, ReductionOp } from '../core/collectives.js';
+import type { BENCH_ALGOS, BENCH_DATA_TYPES, BENCH_REDUCE_OPS, CollectiveOp } from '../core/collectives.js';
 
-export { BENCH_OP_ORDER as BENCH_OPS } from '../core/collectives.js';
+export {
+  BENCH_OP_ORDER as BENCH_OPS,
+  BENCH_DATA_TYPES as DATA_TYPES,
+  BENCH_REDUCE_OPS as REDUCE_OPS,
+  BENCH_ALGOS,
+} from '../core/collectives.js';
 export type BenchOp = CollectiveOp;
 
-export const DATA_TYPES = ['float', 'double', 'int32'] as const satisfies readonly DataTypeName[];
-export type DataType = (typeof DATA_TYPES)[number];
+export type DataType = (typeof BENCH_DATA_TYPES)[number];
 
-export const REDUCE_OPS = ['sum', 'max', 'min'] as const satisfies readonly ReductionOp[];
-export type ReduceOp = (typeof REDUCE_OPS)[number];
+export type ReduceOp = (typeof BENCH_REDUCE_OPS)[number];
 
 /** `--algo`: how all_reduce moves its bytes (the other ops always run their one schedule). */
-export const BENCH_ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
 export type BenchAlgo = (typeof BENCH_ALGOS)[number];
 
 export type NumericArray = Float32Array | Float64Array | Int32Array;

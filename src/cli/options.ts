@@ -2,7 +2,7 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.js';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
-import { DEFAULT_NCCL_VERSION, isNcclVersion } from '../model/nccl-tuning.js';
+import { DEFAULT_NCCL_VERSION, isNcclVersion } from '../core/nccl-version.js';
 
 export const sizeArg = (flag: string) => (value: string): number => parseSize(value, flag);
 /** A rate above 0: a link of 0 b/s never delivers, so no prediction or emulation can use it. */

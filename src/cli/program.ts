@@ -4,7 +4,7 @@
  * actions import what they need when they run.
  */
 import { Command } from '@commander-js/extra-typings';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { commandRegistrations } from './commands/index.js';
 
 export function buildProgram(): Command {

@@ -136,6 +136,14 @@ export type ReductionOp = (typeof REDUCTION_OPS)[number];
 export const DATA_TYPE_NAMES = ['int8', 'uint8', 'int32', 'uint32', 'int64', 'uint64', 'half', 'float', 'double', 'bfloat16', 'f8e4m3', 'f8e5m2'] as const;
 export type DataTypeName = (typeof DATA_TYPE_NAMES)[number];
 
+/**
+ * What `aifabric bench tcp` implements of those (`-d`, `-o`) and its all_reduce schedules (`--algo`):
+ * here, import-free, so the CLI declares the flags without loading bench; src/bench/types.ts names them.
+ */
+export const BENCH_DATA_TYPES = ['float', 'double', 'int32'] as const satisfies readonly DataTypeName[];
+export const BENCH_REDUCE_OPS = ['sum', 'max', 'min'] as const satisfies readonly ReductionOp[];
+export const BENCH_ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
+
 /** Bytes per element of nccl-tests' types and of the other names tables and logs use for them. */
 const TYPE_BYTES: Readonly<Record<string, number>> = {
   int8: 1, uint8: 1, char: 1, f8e4m3: 1, f8e5m2: 1, fp8_e4m3: 1, fp8_e5m2: 1,

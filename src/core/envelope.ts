@@ -2,7 +2,7 @@
  * The one Result envelope every engine returns (ARCHITECTURE.md). JSON-serialisable and versioned:
  * `--json` prints exactly this. Numbers stay unrounded; `timing` holds the only wall-clock figures.
  */
-import { TOOL_NAME, VERSION } from '../version.js';
+import { TOOL_NAME, VERSION } from './version.js';
 
 export const SCHEMA_VERSION = 1;
 

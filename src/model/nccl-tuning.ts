@@ -6,6 +6,8 @@
  */
 import { ALGORITHM_IDS, type NcclAlgorithm, type NcclProtocol } from '../core/collectives.js';
 
+export { DEFAULT_NCCL_VERSION, isNcclVersion } from '../core/nccl-version.js';
+
 export {
   PROTOCOLS,
   PROTOCOL_IDS,
@@ -87,7 +89,6 @@ export const NCCL_VERSIONS: readonly NcclVersionTuning[] = [
   { ...V2_25, version: '2.28', alltoallCall: true },
   { ...V2_25, version: '2.29', alltoallCall: true, p2pNetChannelsByBw: true },
 ];
-export const DEFAULT_NCCL_VERSION = V2_25.version;
 
 const versionKey = (version: string): number => {
   const [major, minor] = version.split('.').map((part) => Number.parseInt(part, 10));
@@ -102,8 +103,6 @@ export function tuningFor(version: string | undefined): NcclVersionTuning {
   for (const entry of NCCL_VERSIONS) if (versionKey(entry.version) <= key) chosen = entry;
   return chosen;
 }
-
-export const isNcclVersion = (value: string): boolean => /^2\.\d{1,2}(\.\d{1,2})?$/.test(value);
 
 type PerProtocol = Record<NcclProtocol, number>;
 type PerAlgorithm = Record<NcclAlgorithm, PerProtocol>;

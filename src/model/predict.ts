@@ -7,7 +7,7 @@ import type { FabricSpec } from '../spec/fabric.js';
 import type { GpuSpec } from '../spec/gpu.js';
 import type { ClusterTopology } from '../spec/cluster.js';
 import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
-import { MAX_GPUS_PER_NODE, MAX_NODES } from '../spec/limits.js';
+import { MAX_GPUS_PER_NODE, MAX_NODES } from '../core/limits.js';
 import { countsPerRank, usesRedOp, usesRoot } from '../core/collectives.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';

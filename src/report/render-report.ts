@@ -4,7 +4,7 @@
  * metrics as tables. It needs no database: the demo hands it the envelopes it just produced.
  */
 import type { ResultEnvelope } from '../core/envelope.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { CHART_BUILDERS, renderChartSvg, type ChartSpec } from './charts/index.js';
 import type { ReportItem } from './data/report-item.js';
 import { normaliseEnvelope } from './data/normalise-envelope.js';

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { presetOrInline, specObject } from './strict-object.js';
 import { FabricSchema } from './fabric.js';
 import { GpuSchema } from './gpu.js';
-import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from './limits.js';
+import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../core/limits.js';
 
-/** 2.X or 2.X.Y: the form model/nccl-tuning.ts isNcclVersion accepts (spec stays free of model imports). */
+/** 2.X or 2.X.Y: the form core/nccl-version.ts isNcclVersion accepts. */
 export const NCCL_VERSION_FORM = /^2\.\d{1,2}(\.\d{1,2})?$/;
 
 export const TopologySchema = z.discriminatedUnion('kind', [
@@ -45,7 +45,7 @@ export const ClusterSchema = specObject({
   hostMemoryBandwidthGBps: z.number().positive().default(614),
   /**
    * The NCCL version whose tuning the model applies (X.Y or X.Y.Z, as NCCL's log prints `NCCL version 2.21.5`).
-   * Default: the newest the model encodes (src/model/nccl-tuning.ts DEFAULT_NCCL_VERSION).
+   * Default: the newest the model encodes (src/core/nccl-version.ts DEFAULT_NCCL_VERSION).
    */
   ncclVersion: z.string().regex(NCCL_VERSION_FORM, 'expected an NCCL version X.Y such as 2.25 (or X.Y.Z)').optional(),
 });

@@ -7,5 +7,5 @@ export * from './resolve.js';
 export * from './load.js';
 export * from './presets/index.js';
 export * from './yaml-loader.js';
-export { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from './limits.js';
+export { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../core/limits.js';
 export * from './overrides.js';

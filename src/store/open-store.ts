@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { EnvironmentError, InputError } from '../core/errors.js';
 import { checkOutputFile } from '../core/output-path.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { LATEST_STORE_VERSION, MIGRATIONS, STORE_APPLICATION_ID } from './migrations.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;

@@ -4,7 +4,7 @@ import { parseJobYaml, loadJobFile } from '../../src/spec/load.js';
 import { InputError, UsageError } from '../../src/core/errors.js';
 import { getFabricPreset, getGpuPreset, getModelPreset, fabricPresets, gpuPresets, modelPresets } from '../../src/spec/presets/index.js';
 import { DEFAULT_JOB_YAML } from '../../src/demo/default-job.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/core/version.js';
 
 const valid = `name: t
 cluster:

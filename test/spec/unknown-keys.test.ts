@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadClusterFile, parseJobYaml } from '../../src/spec/load.js';
 import { InputError } from '../../src/core/errors.js';
 import { editDistance, nearestKey, unknownKeyMessage } from '../../src/spec/strict-object.js';
-import { MAX_NODES } from '../../src/spec/limits.js';
+import { MAX_NODES } from '../../src/core/limits.js';
 
 // Defect 3 of issue 9: unknown keys in job and cluster files were dropped silently.
 const job = (extra: { top?: string; cluster?: string } = {}): string => `name: t

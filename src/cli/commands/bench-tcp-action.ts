@@ -5,7 +5,7 @@
  * print nothing on stdout. Exit code: 0, 1 when any element was wrong, 3 on a fault.
  */
 import { UsageError } from '../../core/errors.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../core/version.js';
 import {
   benchResult,
   detectLaunch,

@@ -7,8 +7,7 @@ import { Command } from '@commander-js/extra-typings';
 import { choiceArg, durationArg, nonNegativeIntArg, positiveIntArg, sizeArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 // Import-free modules, so registering the command stays cheap.
-import { BENCH_OP_ORDER as OPS } from '../../core/collectives.js';
-import { BENCH_ALGOS as ALGOS, DATA_TYPES as TYPES, REDUCE_OPS as REDOPS } from '../../bench/types.js';
+import { BENCH_ALGOS as ALGOS, BENCH_DATA_TYPES as TYPES, BENCH_OP_ORDER as OPS, BENCH_REDUCE_OPS as REDOPS } from '../../core/collectives.js';
 
 /** `--op all_reduce`, a comma-separated list run one after the other, or `all`. */
 function opListArg(value: string): (typeof OPS)[number][] {

@@ -1,8 +1,8 @@
 /** `aifabric collective`: predicted nccl-tests table for one collective on one fabric and shape. */
 import { Command, Option } from '@commander-js/extra-typings';
 import { ALGORITHM_CHOICES, COLLECTIVE_OPS, PROTOCOL_CHOICES } from '../../core/collectives.js';
-import { DEFAULT_NCCL_VERSION } from '../../model/nccl-tuning.js';
-import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../../spec/limits.js';
+import { DEFAULT_NCCL_VERSION } from '../../core/nccl-version.js';
+import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../../core/limits.js';
 import { UsageError } from '../../core/errors.js';
 import { addStoreOptions } from '../store-options.js';
 import { addHardwareOptions, choiceArg, durationArg, positiveIntArg, rateArg, sizeArg, stepFactorArg } from '../options.js';

@@ -1,8 +1,8 @@
 /** `plan`, `compare`, `scale`: the training-step model over a job file. */
 import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
-import { MAX_NODES } from '../../spec/limits.js';
-import { DEFAULT_NCCL_VERSION } from '../../model/nccl-tuning.js';
+import { MAX_NODES } from '../../core/limits.js';
+import { DEFAULT_NCCL_VERSION } from '../../core/nccl-version.js';
 import type { JobOverrides } from '../../spec/resolve.js';
 import { addHardwareOptions, intListArg, listArg, positiveIntArg, rateArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
