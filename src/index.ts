@@ -4,7 +4,7 @@ export { VERSION } from './core/version.js';
 export * from './spec/index.js';
 export * from './model/index.js';
 export { runDemo, demoFiles, DEMO_FABRICS, DEMO_NODES, type DemoResults, type DemoFile } from './demo/index.js';
-export { listPresets } from './spec/presets/list.js';
+export { listPresets } from './spec/index.js';
 export * from './parse/index.js';
 export * as bench from './bench/index.js';
 export * as testbed from './testbed/index.js';

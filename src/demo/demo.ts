@@ -4,10 +4,8 @@
  * reads apart from the line-rate one), scaled from 1 to 128 nodes, with the all_reduce curves behind it.
  */
 import type { ResultEnvelope } from '../core/envelope.js';
-import { parseJobYaml } from '../spec/load.js';
-import { runCollective, type CollectiveMetrics } from '../model/collective-run.js';
-import { compareFabrics, scaleJob, type CompareMetrics, type ScaleMetrics } from '../model/plan.js';
-import type { TransportSplit } from '../model/transport-split.js';
+import { compareFabrics, runCollective, scaleJob, type CollectiveMetrics, type CompareMetrics, type ScaleMetrics, type TransportSplit } from '../model/index.js';
+import { parseJobYaml } from '../spec/index.js';
 import { DEFAULT_JOB_FILE_NAME, DEFAULT_JOB_YAML } from './default-job.js';
 
 export const DEMO_FABRICS = ['tcp-100g', 'roce-400g', 'ib-ndr-400g'] as const;

@@ -1,7 +1,6 @@
 /** `collective`: a predicted nccl-tests table for one operation on one shape. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
-import type { FieldOverrides } from '../spec/overrides.js';
-import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
+import { resolveFabric, resolveGpu, type FieldOverrides } from '../spec/index.js';
 import type { CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape, type ShapeInput } from './collective-shape.js';
 import { shapeWarnings, checkAlgorithmApplies, type AlgorithmChoice } from './collectives.js';

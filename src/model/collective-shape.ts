@@ -2,10 +2,7 @@
  * The shape a collective runs on and the per-link bandwidths and latencies it sees, either from a
  * fabric (with all transport terms) or pure alpha-beta (`--alpha`, `--bandwidth`: nothing else).
  */
-import type { FabricSpec } from '../spec/fabric.js';
-import type { GpuSpec } from '../spec/gpu.js';
-import type { ClusterTopology } from '../spec/cluster.js';
-import { pcieBandwidthGBps } from '../spec/gpu.js';
+import { pcieBandwidthGBps, type ClusterTopology, type FabricSpec, type GpuSpec } from '../spec/index.js';
 import { transportTerms, type TransportTerms } from './transport.js';
 import { FITTED_CONSTANTS, type ModelConstants } from './fitted.js';
 import { tuningFor, type GpuGeneration, type NcclVersionTuning } from './nccl-tuning.js';

@@ -5,9 +5,7 @@
  * host buffers; GPUDirect RDMA lets the NIC DMA to and from GPU memory (NVIDIA GPUDirect RDMA docs).
  */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
-import type { FabricSpec } from '../spec/fabric.js';
-import { fabricPresets, getGpuPreset } from '../spec/presets/index.js';
-import { pcieBandwidthGBps } from '../spec/gpu.js';
+import { fabricPresets, getGpuPreset, pcieBandwidthGBps, type FabricSpec } from '../spec/index.js';
 import { transportTerms, type TransportTerms } from './transport.js';
 
 /** Bytes one send() hands to the kernel at a time: a 64 KiB TSO super-segment (Linux GSO_MAX_SIZE default). */

@@ -4,7 +4,7 @@
  * active matmul parameters (including the output projection), L layers, H heads, Q head dimension,
  * T sequence length. Training = forward (1/3) + backward (2/3).
  */
-import type { ModelSpec } from '../spec/model-spec.js';
+import type { ModelSpec } from '../spec/index.js';
 
 export interface ParameterCounts {
   /** Attention and norms, replicated per layer and shared by every token. */

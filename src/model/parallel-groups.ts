@@ -3,7 +3,7 @@
  * tensor-parallel fastest, then context, then data, then pipeline (Megatron-LM's default order), so
  * a TP group stays inside a node while it fits, and DP groups stride across nodes.
  */
-import type { Cluster, Parallelism } from '../spec/resolve.js';
+import type { Cluster, Parallelism } from '../spec/index.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';
 
 export type GroupKind = 'tp' | 'cp' | 'dp' | 'ep' | 'pp';

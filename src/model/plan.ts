@@ -1,11 +1,7 @@
 /** `plan`, `compare`, `scale`: the training-step model over one job, several fabrics, several sizes. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import { AifabricError } from '../core/errors.js';
-import type { FabricSpec } from '../spec/fabric.js';
-import type { LoadedJob } from '../spec/load.js';
-import { fabricPresets, resolveFabric } from '../spec/presets/index.js';
-import type { Job, JobOverrides } from '../spec/resolve.js';
-import { applyFabricOverrides } from '../spec/overrides.js';
+import { applyFabricOverrides, fabricPresets, resolveFabric, type FabricSpec, type Job, type JobOverrides, type LoadedJob } from '../spec/index.js';
 import { DEFAULT_NCCL_VERSION } from './nccl-tuning.js';
 import { trainingStep, type StepBreakdown } from './training-step.js';
 import { counterpartPreset, isRdmaTransport, ncclNetOf, transportSplit, type TransportSplit } from './transport-split.js';

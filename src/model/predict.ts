@@ -3,10 +3,7 @@
  * large-message busbw plateau a healthy cluster should reach (used by `check`).
  */
 import { UsageError } from '../core/errors.js';
-import type { FabricSpec } from '../spec/fabric.js';
-import type { GpuSpec } from '../spec/gpu.js';
-import type { ClusterTopology } from '../spec/cluster.js';
-import { resolveFabric, resolveGpu } from '../spec/presets/index.js';
+import { resolveFabric, resolveGpu, type ClusterTopology, type FabricSpec, type GpuSpec } from '../spec/index.js';
 import { MAX_GPUS_PER_NODE, MAX_NODES } from '../core/limits.js';
 import { countsPerRank, usesRedOp, usesRoot } from '../core/collectives.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';

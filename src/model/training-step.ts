@@ -2,7 +2,7 @@
  * One training step on one fabric: compute from FLOPs, communication per parallel dimension,
  * overlap, the pipeline bubble, and the wait for the slowest rank. Formulas: docs/models.md.
  */
-import type { Job } from '../spec/resolve.js';
+import type { Job } from '../spec/index.js';
 import { nodeNetworkGBps, type CollectiveShape } from './collective-shape.js';
 import { estimateCollective, type CollectiveEstimate } from './collectives.js';
 import type { CollectiveOp } from './busbw.js';

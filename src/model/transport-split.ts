@@ -5,7 +5,7 @@
  * Also the same-line-rate counterpart of a fabric on the other side of the TCP/RDMA divide, and the
  * NCCL network transport a preset stands for.
  */
-import type { FabricSpec } from '../spec/fabric.js';
+import type { FabricSpec } from '../spec/index.js';
 
 /**
  * NCCL's built-in network transports by the name they register under: `ncclNet_t ncclNetSocket = { "Socket", ... }`

@@ -4,9 +4,7 @@
  * host staging without GPUDirect, TCP throughput under loss (Mathis), and per-message latency.
  * Bandwidths are payload bytes per second per NIC, in GB/s (1e9).
  */
-import type { FabricSpec } from '../spec/fabric.js';
-import type { Cluster } from '../spec/resolve.js';
-import { pcieBandwidthGBps } from '../spec/gpu.js';
+import { pcieBandwidthGBps, type Cluster, type FabricSpec } from '../spec/index.js';
 
 /** IP 20 + TCP 20 + timestamp option 12 bytes inside the MTU (RFC 791, 793, 7323). */
 export const TCP_IP_HEADER_BYTES = 52;

@@ -4,9 +4,7 @@
  * and parses the logs (bench/model-validation.mjs, test/model/calibration.test.ts).
  */
 import type { CollectiveOp } from './busbw.js';
-import type { FabricSpec } from '../spec/fabric.js';
-import type { GpuSpec } from '../spec/gpu.js';
-import { resolveFabric } from '../spec/presets/index.js';
+import { resolveFabric, type FabricSpec, type GpuSpec } from '../spec/index.js';
 import { FITTED_PARAMETERS, type ModelConstants } from './fitted.js';
 import type { AlgorithmChoice } from './algorithms.js';
 import type { ProtocolChoice } from './nccl-tuning.js';

@@ -27,3 +27,4 @@ export { readTraceFiles, rankFromFileName } from './trace-files.js';
 export { parseNcclKernelName, isNcclKernelName, type NcclKernelName } from './nccl-kernel-names.js';
 export type { TraceRankFacts, TraceCollective, TraceStep, TraceFormat, RankSource } from './trace-types.js';
 export { parseFiles, parsedFileLabel, type ParseMetrics, type ParseFilesResult, type ParseFilesOptions } from './parse-files.js';
+export type { NcclPathType } from './nccl-env-values.js';

@@ -3,7 +3,7 @@
  * cannot make: hosts that exist, a buffer that holds a packet, ECN thresholds in order, and PFC
  * headroom against the 802.1Qbb bound.
  */
-import { loadYamlFile, parseYaml, semanticError, type SourceLocation } from '../spec/yaml-loader.js';
+import { loadYamlFile, parseYaml, semanticError, type SourceLocation } from '../spec/index.js';
 import { defaultPfcResponseDelayNs, pfcHeadroomBoundBytes } from './net/headroom.js';
 import { roceWireBytes, tcpWireBytes } from './net/wire.js';
 import { scenarioSchema, type Scenario } from './scenario-schema.js';

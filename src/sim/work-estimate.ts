@@ -15,8 +15,7 @@
  * (objects, arrays of numbers) is checked against V8's own limit, typed arrays only against the total.
  */
 import { getHeapStatistics } from 'node:v8';
-import type { SourceLocation } from '../spec/yaml-loader.js';
-import { semanticError } from '../spec/yaml-loader.js';
+import { semanticError, type SourceLocation } from '../spec/index.js';
 import { roceWireBytes, tcpWireBytes } from './net/wire.js';
 import { chunkBytesOf, stepsPerIteration } from './plan/index.js';
 import type { Scenario, ScenarioWorkload } from './scenario-schema.js';

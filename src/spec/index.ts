@@ -6,6 +6,7 @@ export * from './job.js';
 export * from './resolve.js';
 export * from './load.js';
 export * from './presets/index.js';
+export { listPresets, type PresetsMetrics } from './presets/list.js';
 export * from './yaml-loader.js';
 export { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../core/limits.js';
 export * from './overrides.js';

@@ -5,7 +5,7 @@
  */
 import { makeResult, type Finding, type ResultEnvelope } from '../core/envelope.js';
 import { UsageError } from '../core/errors.js';
-import type { TraceRankFacts } from '../parse/trace-types.js';
+import type { TraceRankFacts } from '../parse/index.js';
 import { applyClockOffsets, estimateClockOffsets } from './clock.js';
 import { collectiveRow, groupShape } from './collective-row.js';
 import {

@@ -5,7 +5,7 @@
  * ranks its trace names (`groupRanks`), else every traced GPU rank that has the group at all, and
  * for the default group every traced GPU rank.
  */
-import type { TraceCollective } from '../parse/trace-types.js';
+import type { TraceCollective } from '../parse/index.js';
 import type { RankedFacts } from './ranks.js';
 
 export interface MatchedEntry {

@@ -4,7 +4,7 @@
  * ranks without GPU kernels are set aside (reported, not matched).
  */
 import { InputError } from '../core/errors.js';
-import type { TraceRankFacts } from '../parse/trace-types.js';
+import type { TraceRankFacts } from '../parse/index.js';
 import type { TraceRankSummary } from './types.js';
 
 /** Ranks with no host in their trace count as one host of this name (one machine, one clock). */

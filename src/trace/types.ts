@@ -2,7 +2,7 @@
  * The `trace` result: collectives matched across ranks, per-iteration step terms, stragglers.
  * Times are microseconds after clock alignment (metrics.clockOffsetsUs says what was shifted).
  */
-import type { TraceRankFacts } from '../parse/trace-types.js';
+import type { TraceRankFacts } from '../parse/index.js';
 
 export interface TraceRankSummary {
   rank: number;

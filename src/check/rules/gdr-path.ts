@@ -8,7 +8,7 @@
  * - gdr.log: NCCL's own log says whether it used GPUDirect (`GDR 0|1`, `via NET/IB/../GDRDMA`).
  */
 import { makeFinding } from '../../core/rules.js';
-import type { NcclPathType } from '../../parse/nccl-env-values.js';
+import type { NcclPathType } from '../../parse/index.js';
 import { escapeRegExp, evidenceAt, findLine } from '../evidence.js';
 import { hcaSelected, hostNccl } from '../host-facts.js';
 import { capturesOf, type Capture, type CheckContext, type CheckFinding, type HostCaptures, type RuleFamily, type RuleOutput } from '../types.js';

@@ -5,8 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { parseRate } from '../../core/units.js';
 import { refuseNewCapturedRuns, signalCapturedRuns } from '../../core/index.js';
 import { readInputFile } from '../../core/read-input.js';
-import { getFabricPreset } from '../../spec/presets/index.js';
-import { loadClusterFile } from '../../spec/load.js';
+import { getFabricPreset, loadClusterFile } from '../../spec/index.js';
 import { predictCollective } from '../../model/index.js';
 import { getRun, listRuns, parseRunId, resolveDbPath } from '../../store/index.js';
 import {

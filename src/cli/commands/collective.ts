@@ -61,11 +61,10 @@ export function registerCollective(program: Command): void {
     if (options.minbytes > options.maxbytes) {
       throw new UsageError(`invalid sizes: -b ${options.minbytes} is above -e ${options.maxbytes} (expected -b <= -e)`);
     }
-    const { runCollective } = await import('../../model/collective-run.js');
+    const { runCollective } = await import('../../model/index.js');
     const { renderCollectiveText } = await import('../render/collective-text.js');
     const { emitResult } = await import('../emit.js');
-    const { applyFabricOverrides, applyGpuOverrides, fieldOverridesFrom } = await import('../../spec/overrides.js');
-    const { resolveFabric, resolveGpu } = await import('../../spec/presets/index.js');
+    const { applyFabricOverrides, applyGpuOverrides, fieldOverridesFrom, resolveFabric, resolveGpu } = await import('../../spec/index.js');
     const fields = fieldOverridesFrom({
       ...(options.set !== undefined ? { set: options.set } : {}),
       ...(options.pcie !== undefined ? { pcie: options.pcie } : {}),

@@ -3,7 +3,7 @@ import { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
 import { MAX_NODES } from '../../core/limits.js';
 import { DEFAULT_NCCL_VERSION } from '../../core/nccl-version.js';
-import type { JobOverrides } from '../../spec/resolve.js';
+import type { JobOverrides } from '../../spec/index.js';
 import { addHardwareOptions, intListArg, listArg, positiveIntArg, rateArg } from '../options.js';
 import { addStoreOptions } from '../store-options.js';
 import { withHeader } from '../render/overrides-text.js';
@@ -15,7 +15,7 @@ const NCCL_DEFAULT_HELP = `default: the cluster's ncclVersion, else ${DEFAULT_NC
 const BANDWIDTH_HELP = 'payload bandwidth per NIC above 0, replacing the fabric\'s (e.g. 100Gbps, 12.5GB/s)';
 
 async function loadJob(file: string) {
-  const { loadJobFile } = await import('../../spec/load.js');
+  const { loadJobFile } = await import('../../spec/index.js');
   return loadJobFile(file);
 }
 
@@ -30,7 +30,7 @@ interface HardwareOptionValues {
 
 /** The hardware and NCCL flags as job overrides; `--set` read here, with the field named on error. */
 async function hardwareOverrides(options: HardwareOptionValues, command: string): Promise<JobOverrides> {
-  const { fieldOverridesFrom } = await import('../../spec/overrides.js');
+  const { fieldOverridesFrom } = await import('../../spec/index.js');
   const fields = fieldOverridesFrom({
     ...(options.set !== undefined ? { set: options.set } : {}),
     ...(options.pcie !== undefined ? { pcie: options.pcie } : {}),
@@ -65,7 +65,7 @@ export function registerPlan(program: Command): void {
   addStoreOptions(withOutput).action(async (file, options) => {
     const loaded = await loadJob(file);
     const hardware = await hardwareOverrides(options, 'plan');
-    const { planJob } = await import('../../model/plan.js');
+    const { planJob } = await import('../../model/index.js');
     const { renderPlanText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     const overrides: JobOverrides = {
@@ -97,7 +97,7 @@ export function registerCompare(program: Command): void {
     const loaded = await loadJob(file);
     if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
     const hardware = await hardwareOverrides(options, 'compare');
-    const { compareFabrics } = await import('../../model/plan.js');
+    const { compareFabrics } = await import('../../model/index.js');
     const { renderCompareText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
@@ -133,7 +133,7 @@ export function registerScale(program: Command): void {
     const loaded = await loadJob(file);
     if (options.fabrics.length === 0) throw new UsageError('--fabrics needs at least one fabric preset');
     const hardware = await hardwareOverrides(options, 'scale');
-    const { scaleJob } = await import('../../model/plan.js');
+    const { scaleJob } = await import('../../model/index.js');
     const { renderScaleText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
@@ -151,8 +151,8 @@ export function registerExplain(program: Command): void {
     .option('--fabric <preset>', 'fabric preset', 'tcp-100g')
     .option('--json', 'print the result envelope as JSON');
   addStoreOptions(command).action(async (options) => {
-    const { explainFabric } = await import('../../model/explain.js');
-    const { getFabricPreset } = await import('../../spec/presets/index.js');
+    const { explainFabric } = await import('../../model/index.js');
+    const { getFabricPreset } = await import('../../spec/index.js');
     const { renderExplainText } = await import('../render/explain-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(explainFabric(getFabricPreset(options.fabric)), options, renderExplainText);

@@ -10,7 +10,7 @@ export function registerPresets(program: Command): void {
     .addArgument(new Argument('[kind]', 'fabrics, gpus or models (default: all)').choices(KINDS))
     .option('--json', 'print the result envelope as JSON')
     .action(async (kind, options) => {
-      const { listPresets } = await import('../../spec/presets/list.js');
+      const { listPresets } = await import('../../spec/index.js');
       const { renderPresetsText } = await import('../render/presets-text.js');
       const { emitResult } = await import('../emit.js');
       await emitResult(listPresets(kind), options, renderPresetsText);

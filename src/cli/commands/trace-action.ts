@@ -4,8 +4,8 @@
  * (src/trace's analyseTrace). Loaded lazily so `aifabric --help` imports no reader.
  */
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { TraceRankFacts } from '../../parse/trace-types.js';
-import type { TraceMetrics } from '../../trace/types.js';
+import type { TraceRankFacts } from '../../parse/index.js';
+import type { TraceMetrics } from '../../trace/index.js';
 import type { StepRange } from './trace.js';
 
 export interface TraceRunOptions {
@@ -31,10 +31,10 @@ export function traceShape(ranks: readonly TraceRankFacts[]): { nodes: number; g
 
 export async function runTrace(paths: readonly string[], options: TraceRunOptions): Promise<ResultEnvelope<TraceMetrics>> {
   // Presets and the job file are checked before any trace is read: a typo fails in milliseconds.
-  const { resolveFabric, resolveGpu } = await import('../../spec/presets/index.js');
+  const { resolveFabric, resolveGpu } = await import('../../spec/index.js');
   if (options.fabric !== undefined) resolveFabric(options.fabric);
   if (options.gpu !== undefined) resolveGpu(options.gpu);
-  const loaded = options.job !== undefined ? (await import('../../spec/load.js')).loadJobFile(options.job) : undefined;
+  const loaded = options.job !== undefined ? (await import('../../spec/index.js')).loadJobFile(options.job) : undefined;
 
   const { readTraceFiles } = await import('../../parse/index.js');
   const { analyseTrace, modelFor } = await import('../../trace/index.js');

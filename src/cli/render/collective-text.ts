@@ -1,6 +1,6 @@
 /** The `collective` prediction in nccl-tests' table layout, with the algorithm and protocol the model picked. */
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { CollectiveMetrics } from '../../model/collective-run.js';
+import type { CollectiveMetrics } from '../../model/index.js';
 
 const pad = (text: string | number, width: number): string => String(text).padStart(width);
 

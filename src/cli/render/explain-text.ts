@@ -1,5 +1,5 @@
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { DataPath } from '../../model/explain.js';
+import type { DataPath } from '../../model/index.js';
 import { fixed } from './table.js';
 
 function renderPath(path: DataPath): string {

@@ -1,7 +1,6 @@
 /** Human text for `plan`, `compare` and `scale`. */
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { CompareMetrics, PlanMetrics, ScaleMetrics } from '../../model/plan.js';
-import { NCCL_NET_DESCRIPTIONS, transportSplitDetail, transportSplitLine, type TransportSplit } from '../../model/transport-split.js';
+import { NCCL_NET_DESCRIPTIONS, transportSplitDetail, transportSplitLine, type CompareMetrics, type PlanMetrics, type ScaleMetrics, type TransportSplit } from '../../model/index.js';
 import { fixed, milliseconds, percent, renderTable } from './table.js';
 
 /** The mark beside a fabric the command added as a same-line-rate counterpart. */

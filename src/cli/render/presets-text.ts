@@ -1,7 +1,6 @@
 import type { ResultEnvelope } from '../../core/envelope.js';
-import type { PresetsMetrics } from '../../spec/presets/list.js';
-import { parameterCounts } from '../../model/flops.js';
-import { wireEfficiency } from '../../model/transport.js';
+import type { PresetsMetrics } from '../../spec/index.js';
+import { parameterCounts, wireEfficiency } from '../../model/index.js';
 import { fixed, renderTable } from './table.js';
 
 export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): string {

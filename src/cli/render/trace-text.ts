@@ -5,7 +5,7 @@
  * then the findings.
  */
 import type { Finding, ResultEnvelope } from '../../core/envelope.js';
-import type { TraceCollectiveRow, TraceIteration, TraceMetrics, TraceStraggler } from '../../trace/types.js';
+import type { TraceCollectiveRow, TraceIteration, TraceMetrics, TraceStraggler } from '../../trace/index.js';
 import { fixed, percent, renderTable, type Column } from './table.js';
 
 /** Collective rows the text shows; the rest are counted in a "... K more" line. */
