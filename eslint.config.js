@@ -1,5 +1,49 @@
+import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const SRC = path.join(import.meta.dirname, 'src');
+
+/** The room (first folder under src/) a path lies in: src/sim/transport/tcp.ts is in sim; '' for src/index.ts; undefined outside src/. */
+function roomOf(file) {
+  const relative = path.relative(SRC, file);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  const parts = relative.split(path.sep);
+  return parts.length > 1 ? parts[0] : '';
+}
+
+/**
+ * A room is entered only through its index.ts (core excepted): an import, re-export or dynamic
+ * import() from one room into another must name `<room>/index.js`. Imports inside a room, its
+ * sub-folders included, are free. Paths are resolved, so the depth of `../` does not matter.
+ */
+const roomBoundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'enter another room under src/ only through its index.ts (core excepted)' },
+    schema: [],
+    messages: {
+      inside: "'{{source}}' reaches inside the {{room}} room: import {{room}}/index.js and add what is needed to its export list",
+    },
+  },
+  create(context) {
+    const from = roomOf(context.filename);
+    if (from === undefined) return {};
+    const check = (source) => {
+      if (source?.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = path.resolve(path.dirname(context.filename), source.value);
+      const room = roomOf(target);
+      if (!room || room === from || room === 'core' || target === path.join(SRC, room, 'index.js')) return;
+      context.report({ node: source, messageId: 'inside', data: { source: source.value, room } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', '**/*.mjs', 'eslint.config.js'] },
@@ -12,6 +56,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+    },
+  },
+  {
+    // Rooms: a folder under src/ lists its public surface in its index.ts, and other rooms import
+    // only that index (core excepted).
+    files: ['src/**/*.ts'],
+    plugins: { aifabric: { rules: { 'room-boundaries': roomBoundaries } } },
+    rules: {
+      'aifabric/room-boundaries': 'error',
     },
   },
   {
