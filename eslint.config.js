@@ -59,12 +59,19 @@ export default tseslint.config(
     },
   },
   {
-    // Rooms: a folder under src/ lists its public surface in its index.ts, and other rooms import
-    // only that index (core excepted).
+    // Rooms: a folder under src/ lists its public surface by name in its index.ts (no `export *`),
+    // and other rooms import only that index (core excepted).
     files: ['src/**/*.ts'],
     plugins: { aifabric: { rules: { 'room-boundaries': roomBoundaries } } },
     rules: {
       'aifabric/room-boundaries': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration',
+          message: 'list the exports by name (export { a, type B } from ...), so that a room shows its surface',
+        },
+      ],
     },
   },
   {

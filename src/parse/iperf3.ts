@@ -4,7 +4,7 @@ import { parseIperf3Text } from './iperf3-text.js';
 import type { Iperf3Facts } from './iperf3-types.js';
 import { NotThisKindError, type ParseResult, type Parser } from './types.js';
 
-export * from './iperf3-types.js';
+export type { Iperf3Protocol, Iperf3Role, Iperf3Side, Iperf3Stream, Iperf3Measurement, Iperf3Total, Iperf3Facts } from './iperf3-types.js';
 
 const DETECT_PREFIX_CHARS = 64 * 1024;
 

@@ -18,7 +18,7 @@ import {
 import type { PerftestFacts, PerftestHeader, PerftestRun } from './perftest-types.js';
 import { NotThisKindError, type ParseResult, type ParseWarning, type Parser } from './types.js';
 
-export * from './perftest-types.js';
+export type { PerftestVerb, PerftestMeasure, PerftestBandwidthUnit, PerftestHeader, PerftestQpAddress, PerftestBandwidthRow, PerftestLatencyRow, PerftestRun, PerftestFacts } from './perftest-types.js';
 
 const DETECT_PREFIX_CHARS = 64 * 1024;
 

@@ -17,5 +17,6 @@ export { pfcHeadroomBoundBytes, defaultPfcResponseDelayNs } from './net/headroom
 export { roceWireBytes, tcpWireBytes } from './net/wire.js';
 export { canonicalJson, fingerprintPayload, simFingerprint, FINGERPRINT_EXCLUDED } from './fingerprint.js';
 export { estimateWork, heapLimitBytes, WORK_LIMITS, type WorkEstimate, type WorkMode } from './work-estimate.js';
+import * as fluid from './fluid/index.js';
 /** The flow-level engine (max-min fair sharing), for callers that build flows themselves. */
-export * as fluid from './fluid/index.js';
+export { fluid };
