@@ -10,9 +10,11 @@ import type { CheckResult } from './run-check.js';
 const SEVERITY_RANK = { error: 0, warn: 1, info: 2, pass: 3 } as const;
 
 /** XML 1.0 allows tab, LF, CR and code points from 0x20; anything else is dropped. */
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
 export function escapeXml(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text.replace(NOT_XML_CHAR, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 function describe(finding: CheckFinding): string {
