@@ -29,7 +29,8 @@ function resolve(checker: ts.TypeChecker, symbol: ts.Symbol): { target: ts.Symbo
   let target = symbol;
   let typeOnly = false;
   while (target.flags & ts.SymbolFlags.Alias) {
-    if (target.declarations?.some((declaration) => ts.isTypeOnlyImportOrExportDeclaration(declaration))) typeOnly = true;
+    if (target.declarations?.some((declaration) => ts.isTypeOnlyImportOrExportDeclaration(declaration)))
+      typeOnly = true;
     const next = checker.getImmediateAliasedSymbol(target);
     if (!next || next === target) break;
     target = next;
@@ -59,7 +60,10 @@ function publicSurface(): Exported[] {
     if (target.flags & ts.SymbolFlags.ValueModule) {
       for (const member of checker.getExportsOfModule(target)) {
         const resolved = resolve(checker, member);
-        exported.push({ name: `${symbol.name}.${member.name}`, kind: kindOf(resolved.target, resolved.typeOnly) });
+        exported.push({
+          name: `${symbol.name}.${member.name}`,
+          kind: kindOf(resolved.target, resolved.typeOnly),
+        });
       }
     }
   }
@@ -80,7 +84,10 @@ describe('the public API of src/index.ts', () => {
     const api = (await import('../src/index.js')) as Record<string, unknown>;
     const runtime = Object.keys(api).flatMap((name) => {
       const value = api[name];
-      const namespace = typeof value === 'object' && value !== null && Object.prototype.toString.call(value) === '[object Module]';
+      const namespace =
+        typeof value === 'object' &&
+        value !== null &&
+        Object.prototype.toString.call(value) === '[object Module]';
       return [name, ...(namespace ? Object.keys(value).map((member) => `${name}.${member}`) : [])];
     });
     const values = surface.filter(({ kind }) => kind !== 'type').map(({ name }) => name);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatDuration, formatRate, formatSize, parseDuration, parseRate, parseSize } from '../src/core/units.js';
+import {
+  formatDuration,
+  formatRate,
+  formatSize,
+  parseDuration,
+  parseRate,
+  parseSize,
+} from '../src/core/units.js';
 import { UsageError } from '../src/core/errors.js';
 
 describe('parseSize', () => {

@@ -47,7 +47,8 @@ export interface AttributeInput {
 type Outcome = (PairOutcome & { kind: 'pair' }) | (HostOutcome & { kind: 'host' });
 
 const isBad = (verdict: AcceptVerdict): boolean => verdict !== 'pass';
-const isHard = (verdict: AcceptVerdict): boolean => verdict === 'fail' || verdict === 'hung' || verdict === 'slow';
+const isHard = (verdict: AcceptVerdict): boolean =>
+  verdict === 'fail' || verdict === 'hung' || verdict === 'slow';
 /** Rank order among equal scores: the more specific place first. */
 const KIND_ORDER: Record<AcceptCulpritKind, number> = { rail: 0, node: 1, link: 2, fabric: 3 };
 /** Evidence lines listed per culprit before the rest are summarised. */
@@ -55,7 +56,9 @@ const MAX_EVIDENCE = 8;
 
 /** Quote an argv for a POSIX shell so `reproduce` can be pasted as is. */
 export function formatArgv(argv: readonly string[]): string {
-  return argv.map((arg) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return argv
+    .map((arg) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
 }
 
 function describe(outcome: Outcome): string {
@@ -97,7 +100,9 @@ function railCulprits(all: readonly Outcome[], ledger: Ledger): void {
     const passElsewhere = all.some((outcome) => outcome.rail !== rail && !isBad(outcome.verdict));
     if (onRail.length > 0 && onRail.every((outcome) => isBad(outcome.verdict)) && passElsewhere) {
       const hosts = new Set(onRail.flatMap((o) => (o.kind === 'pair' ? [o.a, o.b] : [o.host])));
-      ledger.blame('rail', rail, onRail, [`every run on ${rail} failed (${onRail.length} runs on ${hosts.size} hosts) while other rails pass`]);
+      ledger.blame('rail', rail, onRail, [
+        `every run on ${rail} failed (${onRail.length} runs on ${hosts.size} hosts) while other rails pass`,
+      ]);
     }
   }
 }
@@ -108,18 +113,34 @@ function railCulprits(all: readonly Outcome[], ledger: Ledger): void {
  */
 const UPLINK_SHARE = 0.75;
 
-function uplinkCulprit(pairs: readonly Outcome[], hosts: readonly Outcome[], leafOf: Readonly<Record<string, string>>, ledger: Ledger): boolean {
+function uplinkCulprit(
+  pairs: readonly Outcome[],
+  hosts: readonly Outcome[],
+  leafOf: Readonly<Record<string, string>>,
+  ledger: Ledger,
+): boolean {
   const pairList = pairs.filter((o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair');
   const failing = pairList.filter((o) => isBad(o.verdict));
   if (failing.length < 2) return false;
-  const crosses = (pair: PairOutcome, leaf: string): boolean => (leafOf[pair.a] === leaf) !== (leafOf[pair.b] === leaf);
-  const leaves = [...new Set(failing.flatMap((pair) => [leafOf[pair.a], leafOf[pair.b]]).filter((leaf): leaf is string => leaf !== undefined))].sort();
-  const ranked = leaves.map((leaf) => ({ leaf, touching: failing.filter((pair) => crosses(pair, leaf)) })).sort((x, y) => y.touching.length - x.touching.length);
+  const crosses = (pair: PairOutcome, leaf: string): boolean =>
+    (leafOf[pair.a] === leaf) !== (leafOf[pair.b] === leaf);
+  const leaves = [
+    ...new Set(
+      failing
+        .flatMap((pair) => [leafOf[pair.a], leafOf[pair.b]])
+        .filter((leaf): leaf is string => leaf !== undefined),
+    ),
+  ].sort();
+  const ranked = leaves
+    .map((leaf) => ({ leaf, touching: failing.filter((pair) => crosses(pair, leaf)) }))
+    .sort((x, y) => y.touching.length - x.touching.length);
   const best = ranked[0];
   if (!best || best.touching.length < 2 || best.touching.length < UPLINK_SHARE * failing.length) return false;
   if ((ranked[1]?.touching.length ?? 0) === best.touching.length) return false;
   const { leaf, touching } = best;
-  const leafHosts = new Set(touching.flatMap((pair) => [pair.a, pair.b]).filter((host) => leafOf[host] === leaf));
+  const leafHosts = new Set(
+    touching.flatMap((pair) => [pair.a, pair.b]).filter((host) => leafOf[host] === leaf),
+  );
   if (leafHosts.size < 2) return false;
   if (hosts.some((o) => o.kind === 'host' && leafOf[o.host] === leaf && isBad(o.verdict))) return false;
   const crossing = pairList.filter((pair) => crosses(pair, leaf));
@@ -127,23 +148,35 @@ function uplinkCulprit(pairs: readonly Outcome[], hosts: readonly Outcome[], lea
   const othersFailing = others.filter((pair) => isBad(pair.verdict)).length;
   // The uplink's crossings must fail far more often than the rest, or it is the fabric or the machine.
   if (touching.length / crossing.length <= 2 * (othersFailing / Math.max(1, others.length))) return false;
-  const rest = othersFailing === 0 ? 'every pair within a leaf and between other leaves passes' : `${othersFailing} of the ${others.length} other pairs fail`;
-  ledger.blame('link', `${leaf}-uplink`, touching, [`${touching.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; ${rest}`]);
+  const rest =
+    othersFailing === 0
+      ? 'every pair within a leaf and between other leaves passes'
+      : `${othersFailing} of the ${others.length} other pairs fail`;
+  ledger.blame('link', `${leaf}-uplink`, touching, [
+    `${touching.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; ${rest}`,
+  ]);
   return true;
 }
 
 function nodeCulprits(pairs: readonly Outcome[], hosts: readonly Outcome[], ledger: Ledger): Set<string> {
   const pairList = pairs.filter((o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair');
-  const names = [...new Set(pairList.flatMap((p) => [p.a, p.b]).concat(hosts.flatMap((o) => (o.kind === 'host' ? [o.host] : []))))].sort();
-  const pairsOf = (host: string): (PairOutcome & { kind: 'pair' })[] => pairList.filter((p) => p.a === host || p.b === host);
+  const names = [
+    ...new Set(
+      pairList.flatMap((p) => [p.a, p.b]).concat(hosts.flatMap((o) => (o.kind === 'host' ? [o.host] : []))),
+    ),
+  ].sort();
+  const pairsOf = (host: string): (PairOutcome & { kind: 'pair' })[] =>
+    pairList.filter((p) => p.a === host || p.b === host);
   const partner = (pair: PairOutcome, host: string): string => (pair.a === host ? pair.b : pair.a);
   const stageBad = new Set(hosts.flatMap((o) => (o.kind === 'host' && isBad(o.verdict) ? [o.host] : [])));
 
-  const candidates = new Set(names.filter((host) => {
-    const mine = pairsOf(host);
-    const bad = mine.filter((p) => isBad(p.verdict)).length;
-    return bad >= 2 && bad > mine.length / 2;
-  }));
+  const candidates = new Set(
+    names.filter((host) => {
+      const mine = pairsOf(host);
+      const bad = mine.filter((p) => isBad(p.verdict)).length;
+      return bad >= 2 && bad > mine.length / 2;
+    }),
+  );
   /** A partner is "fine" when, leaving out every candidate, at most half of its pairs fail. */
   const fineWithOthers = (host: string): boolean => {
     const others = pairsOf(host).filter((p) => !candidates.has(partner(p, host)));
@@ -152,7 +185,9 @@ function nodeCulprits(pairs: readonly Outcome[], hosts: readonly Outcome[], ledg
   };
   const blamed = new Set<string>(stageBad);
   for (const host of candidates) {
-    const badPartners = pairsOf(host).filter((p) => isBad(p.verdict)).map((p) => partner(p, host));
+    const badPartners = pairsOf(host)
+      .filter((p) => isBad(p.verdict))
+      .map((p) => partner(p, host));
     const fine = badPartners.filter(fineWithOthers).length;
     if (fine > badPartners.length / 2) blamed.add(host);
   }
@@ -160,7 +195,10 @@ function nodeCulprits(pairs: readonly Outcome[], hosts: readonly Outcome[], ledg
     const mine = pairsOf(host);
     const bad = mine.filter((p) => isBad(p.verdict));
     const lead: string[] = [];
-    if (stageBad.has(host)) lead.push(`its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)`);
+    if (stageBad.has(host))
+      lead.push(
+        `its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)`,
+      );
     if (bad.length > 0) lead.push(`failed with ${bad.length} of ${mine.length} partners`);
     const own = hosts.filter((o) => o.kind === 'host' && o.host === host);
     ledger.blame('node', host, [...own, ...bad], lead);
@@ -181,17 +219,25 @@ export function attributeCulprits(input: AttributeInput): AcceptCulprit[] {
   if (!uplink) {
     const blamed = nodeCulprits(open(pairs), open(hosts), ledger);
     for (const pair of open(pairs)) {
-      if (pair.kind === 'pair' && isBad(pair.verdict) && (blamed.has(pair.a) || blamed.has(pair.b))) ledger.explained.add(pair);
+      if (pair.kind === 'pair' && isBad(pair.verdict) && (blamed.has(pair.a) || blamed.has(pair.b)))
+        ledger.explained.add(pair);
     }
   }
 
-  const remaining = open(pairs).filter((o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair' && isBad(o.verdict));
-  const stillBadHosts = new Set(open(hosts).flatMap((o) => (o.kind === 'host' && isBad(o.verdict) ? [o.host] : [])));
+  const remaining = open(pairs).filter(
+    (o): o is PairOutcome & { kind: 'pair' } => o.kind === 'pair' && isBad(o.verdict),
+  );
+  const stillBadHosts = new Set(
+    open(hosts).flatMap((o) => (o.kind === 'host' && isBad(o.verdict) ? [o.host] : [])),
+  );
   const links = remaining.filter((pair) => {
-    const others = remaining.filter((other) => other !== pair && [other.a, other.b].some((h) => h === pair.a || h === pair.b));
+    const others = remaining.filter(
+      (other) => other !== pair && [other.a, other.b].some((h) => h === pair.a || h === pair.b),
+    );
     return others.length === 0 && !stillBadHosts.has(pair.a) && !stillBadHosts.has(pair.b);
   });
-  for (const pair of links) ledger.blame('link', `${pair.a}~${pair.b}`, [pair], ['the only failing pair of either host']);
+  for (const pair of links)
+    ledger.blame('link', `${pair.a}~${pair.b}`, [pair], ['the only failing pair of either host']);
 
   const fabric = open(pairs).filter((o) => isBad(o.verdict));
   if (fabric.length > 0) {
@@ -201,12 +247,16 @@ export function attributeCulprits(input: AttributeInput): AcceptCulprit[] {
       : [];
     const known = leaves.every((leaf): leaf is string => leaf !== undefined) && leaves.length >= 2;
     const id = known ? [...leaves].sort().join('~') : 'fabric';
-    ledger.blame('fabric', id, fabric, [`${fabric.length} failing pairs that no single node or link explains${known ? `, across ${leaves.length} leaves` : ''}`]);
+    ledger.blame('fabric', id, fabric, [
+      `${fabric.length} failing pairs that no single node or link explains${known ? `, across ${leaves.length} leaves` : ''}`,
+    ]);
   }
 
-  return ledger.culprits.sort((x, y) =>
-    y.score - x.score ||
-    (x.severity === y.severity ? 0 : x.severity === 'error' ? -1 : 1) ||
-    KIND_ORDER[x.kind] - KIND_ORDER[y.kind] ||
-    (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return ledger.culprits.sort(
+    (x, y) =>
+      y.score - x.score ||
+      (x.severity === y.severity ? 0 : x.severity === 'error' ? -1 : 1) ||
+      KIND_ORDER[x.kind] - KIND_ORDER[y.kind] ||
+      (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
+  );
 }

@@ -17,13 +17,34 @@ import { makeResult, type Finding, type ResultEnvelope } from '../core/envelope.
 import { EnvironmentError } from '../core/errors.js';
 import { makeFinding } from '../core/rules.js';
 import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from './attribute.js';
-import { DEFAULT_CV_THRESHOLD, DEFAULT_SLOW_FRACTION, DEFAULT_Z_THRESHOLD, type JudgeOptions } from './judge.js';
+import {
+  DEFAULT_CV_THRESHOLD,
+  DEFAULT_SLOW_FRACTION,
+  DEFAULT_Z_THRESHOLD,
+  type JudgeOptions,
+} from './judge.js';
 import { localise } from './localise.js';
 import { IPERF3_PAIR, LOSSY_RETRANSMITS_PER_MB, pairsStage, perftestPair } from './pairs-stage.js';
 import { nodeStage } from './node-stage.js';
 import { preflightStage } from './preflight-stage.js';
-import { benchTcpArgv, firstLine, NCCL_TESTS_ENV, ncclTestsArgv, readBenchTcpJson, readNcclTests, TCP_GOODPUT_1500 } from './tools.js';
-import type { AcceptCulprit, AcceptMetrics, AcceptRun, AcceptStage, AcceptStageName, AcceptTool, AcceptVerdict } from './types.js';
+import {
+  benchTcpArgv,
+  firstLine,
+  NCCL_TESTS_ENV,
+  ncclTestsArgv,
+  readBenchTcpJson,
+  readNcclTests,
+  TCP_GOODPUT_1500,
+} from './tools.js';
+import type {
+  AcceptCulprit,
+  AcceptMetrics,
+  AcceptRun,
+  AcceptStage,
+  AcceptStageName,
+  AcceptTool,
+  AcceptVerdict,
+} from './types.js';
 
 export interface AcceptHost {
   /** The name the launcher knows it by (`NAME-h5` on a testbed). */
@@ -46,12 +67,26 @@ export interface AcceptLauncher {
   /** What the hosts are, for the report (`testbed tvm`). */
   label: string;
   hosts: AcceptHost[];
-  exec(host: number, command: readonly string[], options: { timeoutS: number; env?: Record<string, string> }): Promise<LaunchResult>;
+  exec(
+    host: number,
+    command: readonly string[],
+    options: { timeoutS: number; env?: Record<string, string> },
+  ): Promise<LaunchResult>;
   /** The command line that reproduces `command` on `host`. */
   reproduce(host: number, command: readonly string[]): string[];
   /** One MPI-style job of `ranksPerHost` ranks on each of the hosts (srun, mpirun); absent where the launcher cannot. */
-  job?(hosts: readonly number[], ranksPerHost: number, command: readonly string[], options: { timeoutS: number; env?: Record<string, string> }): Promise<LaunchResult>;
-  reproduceJob?(hosts: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>): string[];
+  job?(
+    hosts: readonly number[],
+    ranksPerHost: number,
+    command: readonly string[],
+    options: { timeoutS: number; env?: Record<string, string> },
+  ): Promise<LaunchResult>;
+  reproduceJob?(
+    hosts: readonly number[],
+    ranksPerHost: number,
+    command: readonly string[],
+    env?: Record<string, string>,
+  ): string[];
 }
 
 export interface AcceptExpectation {
@@ -106,7 +141,11 @@ const DEFAULT_BASE_PORT = 39_100;
 
 class BudgetSpent extends Error {}
 
-export async function runAcceptance(launcher: AcceptLauncher, expectation: AcceptExpectation, options: AcceptOptions): Promise<ResultEnvelope<AcceptMetrics>> {
+export async function runAcceptance(
+  launcher: AcceptLauncher,
+  expectation: AcceptExpectation,
+  options: AcceptOptions,
+): Promise<ResultEnvelope<AcceptMetrics>> {
   const started = performance.now();
   const hosts = launcher.hosts;
   const names = hosts.map((host) => host.name);
@@ -136,14 +175,17 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
   let localised = false;
   const cuts: { left: string[]; right: string[] }[] = [];
 
-
   /** One bench tcp all_reduce over `set`; pass when it is correct and at least slowFraction of the expectation. */
   const benchOn = async (set: readonly string[], stage: AcceptStageName): Promise<AcceptRun> => {
     const indexes = set.map((name) => byName.get(name)!);
-    const expectedGBps = (Math.min(expectation.portRateBps, expectation.uplinkRateBps ?? Infinity) * TCP_GOODPUT_1500) / 8 / 1e9;
+    const expectedGBps =
+      (Math.min(expectation.portRateBps, expectation.uplinkRateBps ?? Infinity) * TCP_GOODPUT_1500) / 8 / 1e9;
     const n = set.length;
     const secondsPerIter = (busbwFactor('all_reduce', n) * BENCH_BYTES) / (expectedGBps * 1e9);
-    const iters = Math.max(3, Math.min(50, Math.round(BENCH_SECONDS_TARGET / Math.max(secondsPerIter, 1e-6))));
+    const iters = Math.max(
+      3,
+      Math.min(50, Math.round(BENCH_SECONDS_TARGET / Math.max(secondsPerIter, 1e-6))),
+    );
     const timeoutS = Math.ceil(30 + 20 * secondsPerIter * (iters + 4));
     const command = benchTcpArgv(options.benchCommand, BENCH_BYTES, iters, timeoutS);
     const masterPort = nextPort();
@@ -151,7 +193,13 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       indexes.map((host, rank) =>
         launcher.exec(host, command, {
           timeoutS: timeoutS + 10,
-          env: { RANK: String(rank), WORLD_SIZE: String(n), LOCAL_RANK: '0', MASTER_ADDR: hosts[indexes[0]!]!.address, MASTER_PORT: String(masterPort) },
+          env: {
+            RANK: String(rank),
+            WORLD_SIZE: String(n),
+            LOCAL_RANK: '0',
+            MASTER_ADDR: hosts[indexes[0]!]!.address,
+            MASTER_PORT: String(masterPort),
+          },
         }),
       ),
     );
@@ -161,7 +209,8 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     let verdict: AcceptVerdict = 'pass';
     let measured: number | null = null;
     if (results.some((result) => result.timedOut)) verdict = 'hung';
-    else if (failed >= 0 && !(failed === 0 && typeof figures !== 'string' && figures.wrong > 0)) verdict = 'fail';
+    else if (failed >= 0 && !(failed === 0 && typeof figures !== 'string' && figures.wrong > 0))
+      verdict = 'fail';
     else if (typeof figures === 'string') verdict = 'fail';
     else {
       measured = figures.busbwGBps;
@@ -192,7 +241,9 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
   const ncclTestsFull = async (): Promise<void> => {
     const live = names.filter((name) => !unreachable.has(name));
     if (!launcher.job || !launcher.reproduceJob) {
-      warnings.push(`nccl-tests: not run: it needs an MPI job across the hosts (--launcher srun or mpirun), not ${launcher.label}`);
+      warnings.push(
+        `nccl-tests: not run: it needs an MPI job across the hosts (--launcher srun or mpirun), not ${launcher.label}`,
+      );
       return;
     }
     if (live.length === 0) return;
@@ -204,30 +255,60 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     const figures = readNcclTests(result.stdout);
     const problems: string[] = [];
     if (result.timedOut) problems.push('timed out');
-    else if (result.exitCode !== 0) problems.push(`exit code ${result.exitCode}: ${firstLine(result.stderr) || (typeof figures === 'string' ? figures : '')}`);
+    else if (result.exitCode !== 0)
+      problems.push(
+        `exit code ${result.exitCode}: ${firstLine(result.stderr) || (typeof figures === 'string' ? figures : '')}`,
+      );
     if (typeof figures === 'string' && !result.timedOut && result.exitCode === 0) problems.push(figures);
     if (typeof figures !== 'string') {
       if (figures.wrong > 0) problems.push(`#wrong ${figures.wrong}`);
-      if (figures.ranks > 0 && figures.ranks !== live.length * gpus) problems.push(`${figures.ranks} ranks where ${live.length} hosts x ${gpus} GPUs were asked for`);
+      if (figures.ranks > 0 && figures.ranks !== live.length * gpus)
+        problems.push(`${figures.ranks} ranks where ${live.length} hosts x ${gpus} GPUs were asked for`);
     }
     const measured = typeof figures === 'string' ? null : figures.busbwGBps;
     const expected = expectation.ncclBusbwGBps ?? null;
     let verdict: AcceptVerdict = result.timedOut ? 'hung' : problems.length > 0 ? 'fail' : 'pass';
     if (verdict === 'pass' && measured !== null && expected !== null && measured < slowFraction * expected) {
       verdict = 'slow';
-      problems.push(`busbw ${measured.toFixed(1)} GB/s at 1 GiB, ${((measured / expected) * 100).toFixed(0)}% of the ${expected.toFixed(1)} GB/s the model expects`);
+      problems.push(
+        `busbw ${measured.toFixed(1)} GB/s at 1 GiB, ${((measured / expected) * 100).toFixed(0)}% of the ${expected.toFixed(1)} GB/s the model expects`,
+      );
     }
-    runs.push({ stage: 'full', tool: 'nccl-tests', hosts: live, argv, exitCode: result.exitCode, wallS: result.wallS, measured, expected, unit: 'busbwGBps', verdict });
+    runs.push({
+      stage: 'full',
+      tool: 'nccl-tests',
+      hosts: live,
+      argv,
+      exitCode: result.exitCode,
+      wallS: result.wallS,
+      measured,
+      expected,
+      unit: 'busbwGBps',
+      verdict,
+    });
     stages.push({ name: 'full', runs: 1 });
     // Hosts whose ranks fell back to sockets where the fabric is RDMA.
-    if (typeof figures !== 'string' && expectation.ncclNet !== undefined && expectation.ncclNet !== 'Socket') {
+    if (
+      typeof figures !== 'string' &&
+      expectation.ncclNet !== undefined &&
+      expectation.ncclNet !== 'Socket'
+    ) {
       for (const [logHost, nets] of Object.entries(figures.transports)) {
         if (nets.some((net) => net !== 'NET/Socket')) continue;
         const host = live.find((name) => name === logHost || name.split('.')[0] === logHost.split('.')[0]);
-        if (host) hostOutcomes.push({ host, verdict: 'fail', argv, detail: `NCCL on this host used NET/Socket where the fabric is NET/${expectation.ncclNet} (nccl-tests' NCCL_DEBUG=INFO log)` });
+        if (host)
+          hostOutcomes.push({
+            host,
+            verdict: 'fail',
+            argv,
+            detail: `NCCL on this host used NET/Socket where the fabric is NET/${expectation.ncclNet} (nccl-tests' NCCL_DEBUG=INFO log)`,
+          });
       }
     }
-    if (verdict !== 'pass') warnings.push(`nccl-tests all_reduce_perf over ${live.length} hosts x ${gpus} GPUs: ${verdict}: ${problems.join('; ')}`);
+    if (verdict !== 'pass')
+      warnings.push(
+        `nccl-tests all_reduce_perf over ${live.length} hosts x ${gpus} GPUs: ${verdict}: ${problems.join('; ')}`,
+      );
   };
 
   const collectiveStages = async (): Promise<void> => {
@@ -244,7 +325,10 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       async (set) => {
         checkBudget();
         // A lone suspect runs beside a host already seen passing (or any other live host).
-        const helper = set.length === 1 ? ([...good].find((h) => !set.includes(h)) ?? live.find((h) => !set.includes(h))) : undefined;
+        const helper =
+          set.length === 1
+            ? ([...good].find((h) => !set.includes(h)) ?? live.find((h) => !set.includes(h)))
+            : undefined;
         const run = await benchOn(helper !== undefined ? [...set, helper] : set, 'groups');
         groupRuns.push(run);
         if (run.verdict === 'pass') for (const host of run.hosts) good.add(host);
@@ -253,22 +337,39 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
       { screenFailed: true, maxRuns: Math.max(4, 2 * Math.ceil(Math.log2(live.length)) + 2) * 2 },
     );
     stages.push({ name: 'groups', runs: result.runs });
-    if (!result.complete) warnings.push(`groups: stopped after ${result.runs} runs before every failing set was split`);
+    if (!result.complete)
+      warnings.push(`groups: stopped after ${result.runs} runs before every failing set was split`);
     for (const host of result.bad) {
       const mine = groupRuns.filter((run) => run.hosts.includes(host) && run.verdict !== 'pass');
       const last = mine[mine.length - 1] ?? full;
-      hostOutcomes.push({ host, verdict: last.verdict, argv: last.argv, detail: `bench tcp all_reduce on ${last.hosts.join(',')}: ${describeBench(last)} (found by group testing in ${result.runs} runs after the full run: ${describeBench(full)})` });
+      hostOutcomes.push({
+        host,
+        verdict: last.verdict,
+        argv: last.argv,
+        detail: `bench tcp all_reduce on ${last.hosts.join(',')}: ${describeBench(last)} (found by group testing in ${result.runs} runs after the full run: ${describeBench(full)})`,
+      });
     }
     cuts.push(...result.cuts);
     localised = result.bad.length > 0;
   };
 
   try {
-    if (want('preflight')) await preflightStage({ launcher, options, unreachable, runs, stages, warnings, hostOutcomes });
-    if (unreachable.size === hosts.length) throw new EnvironmentError(`accept: none of the ${hosts.length} hosts of ${launcher.label} answered (${names.join(', ')})`);
+    if (want('preflight'))
+      await preflightStage({ launcher, options, unreachable, runs, stages, warnings, hostOutcomes });
+    if (unreachable.size === hosts.length)
+      throw new EnvironmentError(
+        `accept: none of the ${hosts.length} hosts of ${launcher.label} answered (${names.join(', ')})`,
+      );
     if (want('node') && options.tools.includes('bench-tcp')) {
       stopped = 'node';
-      const node = await nodeStage(launcher, hosts, (name) => !unreachable.has(name), options.benchCommand, options.judge, checkBudget);
+      const node = await nodeStage(
+        launcher,
+        hosts,
+        (name) => !unreachable.has(name),
+        options.benchCommand,
+        options.judge,
+        checkBudget,
+      );
       runs.push(...node.runs);
       hostOutcomes.push(...node.outcomes);
       stages.push({ name: 'node', runs: node.runs.length });
@@ -276,15 +377,50 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     // iperf3 over the hosts' TCP path, and perftest's RDMA write once per HCA (each HCA a rail).
     const pairTools = [
       ...(options.tools.includes('iperf3') ? [IPERF3_PAIR] : []),
-      ...(options.tools.includes('perftest') ? (options.hcas ?? [DEFAULT_HCA]).map((hca) => perftestPair(hca, options.gidIndex)) : []),
+      ...(options.tools.includes('perftest')
+        ? (options.hcas ?? [DEFAULT_HCA]).map((hca) => perftestPair(hca, options.gidIndex))
+        : []),
     ];
     if (want('pairs') && pairTools.length > 0) {
       stopped = 'pairs';
-      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes }, 'pairs', pairTools);
+      await pairsStage(
+        {
+          launcher,
+          expectation,
+          options,
+          live: names.filter((name) => !unreachable.has(name)),
+          leafOf,
+          nextPort,
+          checkBudget,
+          runs,
+          stages,
+          warnings,
+          pairOutcomes,
+          hostOutcomes,
+        },
+        'pairs',
+        pairTools,
+      );
     }
     if (want('uplinks') && options.tools.includes('iperf3') && new Set(Object.values(leafOf)).size >= 2) {
       stopped = 'uplinks';
-      await pairsStage({ launcher, expectation, options, live: names.filter((name) => !unreachable.has(name)), leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes }, 'uplinks');
+      await pairsStage(
+        {
+          launcher,
+          expectation,
+          options,
+          live: names.filter((name) => !unreachable.has(name)),
+          leafOf,
+          nextPort,
+          checkBudget,
+          runs,
+          stages,
+          warnings,
+          pairOutcomes,
+          hostOutcomes,
+        },
+        'uplinks',
+      );
     }
     if (want('full') && options.tools.includes('nccl-tests')) {
       stopped = 'full';
@@ -299,26 +435,68 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     stopped = undefined;
   } catch (error) {
     if (!(error instanceof BudgetSpent)) throw error;
-    warnings.push(`budget of ${options.budgetS} s spent during ${stopped ?? 'the run'}: later stages did not run`);
+    warnings.push(
+      `budget of ${options.budgetS} s spent during ${stopped ?? 'the run'}: later stages did not run`,
+    );
   }
 
-  const culprits = attributeCulprits({ pairs: pairOutcomes, hosts: hostOutcomes, ...(Object.keys(leafOf).length > 0 ? { leafOf } : {}) });
+  const culprits = attributeCulprits({
+    pairs: pairOutcomes,
+    hosts: hostOutcomes,
+    ...(Object.keys(leafOf).length > 0 ? { leafOf } : {}),
+  });
   // A failing collective that no host explains: between the halves that pass alone, or the fabric.
-  if (fullRun && fullRun.verdict !== 'pass' && !localised && !culprits.some((c) => c.kind === 'link' || c.kind === 'fabric')) {
-    const evidence = [`bench tcp all_reduce over all ${fullRun.hosts.length} hosts: ${describeBench(fullRun)}`];
-    for (const cut of cuts) evidence.push(`${cut.left.join(',')} and ${cut.right.join(',')} each pass, and fail together`);
+  if (
+    fullRun &&
+    fullRun.verdict !== 'pass' &&
+    !localised &&
+    !culprits.some((c) => c.kind === 'link' || c.kind === 'fabric')
+  ) {
+    const evidence = [
+      `bench tcp all_reduce over all ${fullRun.hosts.length} hosts: ${describeBench(fullRun)}`,
+    ];
+    for (const cut of cuts)
+      evidence.push(`${cut.left.join(',')} and ${cut.right.join(',')} each pass, and fail together`);
     const id = cuts.length > 0 ? cutName(cuts[0]!, leafOf) : 'fabric';
-    culprits.push({ kind: 'fabric', id, severity: fullRun.verdict === 'slow' ? 'warn' : 'error', score: 1, evidence, reproduce: formatArgv(fullRun.argv) });
+    culprits.push({
+      kind: 'fabric',
+      id,
+      severity: fullRun.verdict === 'slow' ? 'warn' : 'error',
+      score: 1,
+      evidence,
+      reproduce: formatArgv(fullRun.argv),
+    });
   }
   // A failing nccl-tests run that no host explains is the fabric's (or its configuration's).
   const ncclRun = runs.find((run) => run.tool === 'nccl-tests' && run.stage === 'full');
   if (ncclRun && ncclRun.verdict !== 'pass' && culprits.length === 0) {
-    const why = warnings.find((warning) => warning.startsWith('nccl-tests all_reduce_perf')) ?? `nccl-tests ${ncclRun.verdict}`;
-    culprits.push({ kind: 'fabric', id: 'fabric', severity: ncclRun.verdict === 'slow' ? 'warn' : 'error', score: 1, evidence: [why], reproduce: formatArgv(ncclRun.argv) });
+    const why =
+      warnings.find((warning) => warning.startsWith('nccl-tests all_reduce_perf')) ??
+      `nccl-tests ${ncclRun.verdict}`;
+    culprits.push({
+      kind: 'fabric',
+      id: 'fabric',
+      severity: ncclRun.verdict === 'slow' ? 'warn' : 'error',
+      score: 1,
+      evidence: [why],
+      reproduce: formatArgv(ncclRun.argv),
+    });
   }
   const findings = culprits.map(culpritFinding);
-  if (culprits.length === 0) findings.push(makeFinding('accept.pass', { severity: 'pass', family: 'accept', message: `no culprit on ${hosts.length} hosts (${runs.length} runs)` }));
-  const metrics: AcceptMetrics & { budgetSpent: boolean } = { culprits, runs, stages, budgetSpent: stopped !== undefined };
+  if (culprits.length === 0)
+    findings.push(
+      makeFinding('accept.pass', {
+        severity: 'pass',
+        family: 'accept',
+        message: `no culprit on ${hosts.length} hosts (${runs.length} runs)`,
+      }),
+    );
+  const metrics: AcceptMetrics & { budgetSpent: boolean } = {
+    culprits,
+    runs,
+    stages,
+    budgetSpent: stopped !== undefined,
+  };
   const inputs = {
     hosts: launcher.label,
     hostNames: names,
@@ -328,7 +506,9 @@ export async function runAcceptance(launcher: AcceptLauncher, expectation: Accep
     seed: options.seed,
     budgetS: options.budgetS,
     iperfSeconds: options.iperfSeconds,
-    ...(options.tools.includes('perftest') ? { hcas: options.hcas ?? [DEFAULT_HCA], gidIndex: options.gidIndex ?? null } : {}),
+    ...(options.tools.includes('perftest')
+      ? { hcas: options.hcas ?? [DEFAULT_HCA], gidIndex: options.gidIndex ?? null }
+      : {}),
     ...(options.baseline ? { baseline: options.baseline.ref } : {}),
     concurrency: options.concurrency ?? null,
     portRateBps: expectation.portRateBps,

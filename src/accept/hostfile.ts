@@ -25,13 +25,23 @@ export interface HostfileEntry {
 
 const SLOTS_KEYS = new Set(['slots', 'count', 'cpu']);
 const MAX_SLOTS_KEYS = new Set([
-  'max_slots', 'max-slots', 'slots_max', 'slots-max',
-  'max_cpu', 'max-cpu', 'cpu_max', 'cpu-max',
-  'max_count', 'max-count', 'count_max', 'count-max',
+  'max_slots',
+  'max-slots',
+  'slots_max',
+  'slots-max',
+  'max_cpu',
+  'max-cpu',
+  'cpu_max',
+  'cpu-max',
+  'max_count',
+  'max-count',
+  'count_max',
+  'count-max',
 ]);
 
 /** Host names as the lexer accepts them: optional `user@`, then a name, IPv4 or IPv6 address. */
-const HOST_PATTERN = /^(?:[A-Za-z0-9][A-Za-z0-9_-]*@)?(?:[A-Za-z0-9][A-Za-z0-9_.-]*|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]+)$/;
+const HOST_PATTERN =
+  /^(?:[A-Za-z0-9][A-Za-z0-9_-]*@)?(?:[A-Za-z0-9][A-Za-z0-9_.-]*|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]+)$/;
 
 function positiveInteger(text: string, where: string, field: string): number {
   if (!/^\d+$/.test(text) || Number(text) < 1) {
@@ -46,8 +56,10 @@ function parseLine(raw: string, file: string, line: number): HostfileEntry | und
   if (text === '') return undefined;
   const where = `${file}:${line}`;
   const [host = '', ...fields] = text.split(/\s+/);
-  if (host.includes('=')) throw new InputError(`${where}: "${host}": expected a host name before ${host.split('=')[0] ?? ''}=`);
-  if (!HOST_PATTERN.test(host)) throw new InputError(`${where}: host "${host}": expected a host name or address`);
+  if (host.includes('='))
+    throw new InputError(`${where}: "${host}": expected a host name before ${host.split('=')[0] ?? ''}=`);
+  if (!HOST_PATTERN.test(host))
+    throw new InputError(`${where}: host "${host}": expected a host name or address`);
   const entry: HostfileEntry = { host, line };
   for (const field of fields) {
     const equals = field.indexOf('=');
@@ -81,11 +93,14 @@ export function parseHostfile(text: string, file: string): HostfileEntry[] {
     if (!entry) continue;
     const earlier = firstLine.get(entry.host);
     if (earlier !== undefined) {
-      throw new InputError(`${file}:${entry.line}: host "${entry.host}" is already listed at ${file}:${earlier}`);
+      throw new InputError(
+        `${file}:${entry.line}: host "${entry.host}" is already listed at ${file}:${earlier}`,
+      );
     }
     firstLine.set(entry.host, entry.line);
     entries.push(entry);
   }
-  if (entries.length === 0) throw new InputError(`${file}: no hosts: expected one host per line (host slots=N)`);
+  if (entries.length === 0)
+    throw new InputError(`${file}: no hosts: expected one host per line (host slots=N)`);
   return entries;
 }

@@ -21,7 +21,13 @@ export {
   type JudgeResult,
   type RunFacts,
 } from './judge.js';
-export { attributeCulprits, formatArgv, type AttributeInput, type HostOutcome, type PairOutcome } from './attribute.js';
+export {
+  attributeCulprits,
+  formatArgv,
+  type AttributeInput,
+  type HostOutcome,
+  type PairOutcome,
+} from './attribute.js';
 export {
   localise,
   singleFaultRunBound,
@@ -33,7 +39,14 @@ export {
 } from './localise.js';
 export { LOSSY_RETRANSMITS_PER_MB } from './pairs-stage.js';
 export { interfaceMtus } from './preflight-stage.js';
-export { runAcceptance, type AcceptExpectation, type AcceptHost, type AcceptLauncher, type AcceptOptions, type LaunchResult } from './engine.js';
+export {
+  runAcceptance,
+  type AcceptExpectation,
+  type AcceptHost,
+  type AcceptLauncher,
+  type AcceptOptions,
+  type LaunchResult,
+} from './engine.js';
 export { testbedLauncher } from './testbed-launcher.js';
 export { launcherArgv, launcherProblem, remoteLauncher, type RemoteLauncherKind } from './launchers.js';
 export { readBenchTcpJson, readIperf3Json, TCP_GOODPUT_1500 } from './tools.js';

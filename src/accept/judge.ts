@@ -79,9 +79,12 @@ export interface RunFacts {
 /** The hard failures in a run's facts as one line, or null when there are none. */
 export function hardFailureOf(facts: RunFacts): string | null {
   const reasons: string[] = [];
-  if (facts.exitCode !== undefined && facts.exitCode !== null && facts.exitCode !== 0) reasons.push(`exit code ${facts.exitCode}`);
-  if (facts.wrong !== undefined && facts.wrong !== null && facts.wrong > 0) reasons.push(`#wrong ${facts.wrong}`);
-  if (facts.missingRows !== undefined && facts.missingRows !== null && facts.missingRows > 0) reasons.push(`${facts.missingRows} rows missing`);
+  if (facts.exitCode !== undefined && facts.exitCode !== null && facts.exitCode !== 0)
+    reasons.push(`exit code ${facts.exitCode}`);
+  if (facts.wrong !== undefined && facts.wrong !== null && facts.wrong > 0)
+    reasons.push(`#wrong ${facts.wrong}`);
+  if (facts.missingRows !== undefined && facts.missingRows !== null && facts.missingRows > 0)
+    reasons.push(`${facts.missingRows} rows missing`);
   if (facts.transport && facts.transport.used !== facts.transport.expected) {
     reasons.push(`transport ${facts.transport.used}, expected ${facts.transport.expected}`);
   }
@@ -120,11 +123,15 @@ export function judgeResults(inputs: readonly JudgeInput[], options: JudgeOption
   return inputs.map((input): JudgeResult => {
     const expected = input.expected ?? null;
     const measured = usable(input) ? input.measured : null;
-    const zScore = measured !== null && hasFleet && fleetMedian !== null
-      ? (spread > 0 ? (measured - fleetMedian) / spread : 0)
-      : null;
+    const zScore =
+      measured !== null && hasFleet && fleetMedian !== null
+        ? spread > 0
+          ? (measured - fleetMedian) / spread
+          : 0
+        : null;
     const ofExpected = measured !== null && expected !== null && expected > 0 ? measured / expected : null;
-    const ofFleet = measured !== null && fleetMedian !== null && fleetMedian > 0 ? measured / fleetMedian : null;
+    const ofFleet =
+      measured !== null && fleetMedian !== null && fleetMedian > 0 ? measured / fleetMedian : null;
     const cv = coefficientOfVariation(input.repeats ?? []);
     const belowExpectation = ofExpected !== null && ofExpected < slowFraction;
     const base = { id: input.id, zScore, fleetMedian, ofExpected, ofFleet, cv, belowExpectation };
@@ -138,13 +145,21 @@ export function judgeResults(inputs: readonly JudgeInput[], options: JudgeOption
     const outlier = zScore !== null && zScore < -zThreshold;
     if ((belowExpectation || belowFleet) && outlier) {
       const reasons: string[] = [];
-      if (belowExpectation && ofExpected !== null) reasons.push(`${(ofExpected * 100).toFixed(0)}% of the expected ${expected}`);
-      if (belowFleet && ofFleet !== null) reasons.push(`${(ofFleet * 100).toFixed(0)}% of the fleet median ${fleetMedian}`);
+      if (belowExpectation && ofExpected !== null)
+        reasons.push(`${(ofExpected * 100).toFixed(0)}% of the expected ${expected}`);
+      if (belowFleet && ofFleet !== null)
+        reasons.push(`${(ofFleet * 100).toFixed(0)}% of the fleet median ${fleetMedian}`);
       reasons.push(`robust z-score ${(zScore ?? 0).toFixed(1)} below -${zThreshold}`);
       return { ...base, verdict: 'slow', reasons };
     }
     if (cv !== null && cv > cvThreshold) {
-      return { ...base, verdict: 'unstable', reasons: [`repeats vary by ${(cv * 100).toFixed(0)}% (coefficient of variation above ${cvThreshold * 100}%)`] };
+      return {
+        ...base,
+        verdict: 'unstable',
+        reasons: [
+          `repeats vary by ${(cv * 100).toFixed(0)}% (coefficient of variation above ${cvThreshold * 100}%)`,
+        ],
+      };
     }
     return { ...base, verdict: 'pass', reasons: [] };
   });

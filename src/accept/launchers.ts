@@ -38,16 +38,53 @@ const ONE_TASK_IDENTITY: Record<'srun' | 'mpirun', readonly string[]> = {
 };
 
 /** The argv that runs `command` with `env` on `host` through `kind`. */
-export function launcherArgv(kind: RemoteLauncherKind, host: string, commandIn: readonly string[], env: Record<string, string> = {}, options: LauncherArgvOptions = {}): string[] {
+export function launcherArgv(
+  kind: RemoteLauncherKind,
+  host: string,
+  commandIn: readonly string[],
+  env: Record<string, string> = {},
+  options: LauncherArgvOptions = {},
+): string[] {
   const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
-  const command = (kind === 'srun' || kind === 'mpirun') && env.RANK !== undefined ? ['env', ...ONE_TASK_IDENTITY[kind].flatMap((name) => ['-u', name]), ...commandIn] : commandIn;
+  const command =
+    (kind === 'srun' || kind === 'mpirun') && env.RANK !== undefined
+      ? ['env', ...ONE_TASK_IDENTITY[kind].flatMap((name) => ['-u', name]), ...commandIn]
+      : commandIn;
   switch (kind) {
     case 'ssh':
-      return ['ssh', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', host, '--', formatArgv(assignments.length > 0 ? ['env', ...assignments, ...command] : [...command])];
+      return [
+        'ssh',
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'ConnectTimeout=10',
+        host,
+        '--',
+        formatArgv(assignments.length > 0 ? ['env', ...assignments, ...command] : [...command]),
+      ];
     case 'srun':
-      return ['srun', '--nodes=1', '--ntasks=1', `--nodelist=${host}`, '--overlap', `--export=${['ALL', ...assignments].join(',')}`, '--', ...command];
+      return [
+        'srun',
+        '--nodes=1',
+        '--ntasks=1',
+        `--nodelist=${host}`,
+        '--overlap',
+        `--export=${['ALL', ...assignments].join(',')}`,
+        '--',
+        ...command,
+      ];
     case 'mpirun':
-      return ['mpirun', ...(options.runAsRoot ? ['--allow-run-as-root'] : []), '-np', '1', '--host', host, ...assignments.flatMap((assignment) => ['-x', assignment]), '--', ...command];
+      return [
+        'mpirun',
+        ...(options.runAsRoot ? ['--allow-run-as-root'] : []),
+        '-np',
+        '1',
+        '--host',
+        host,
+        ...assignments.flatMap((assignment) => ['-x', assignment]),
+        '--',
+        ...command,
+      ];
     case 'local':
       return assignments.length > 0 ? ['env', ...assignments, ...command] : [...command];
   }
@@ -60,7 +97,8 @@ export function launcherArgv(kind: RemoteLauncherKind, host: string, commandIn: 
 export function launcherProblem(kind: RemoteLauncherKind, hosts: readonly AcceptHost[]): string | undefined {
   const dashed = hosts.find((host) => host.name.startsWith('-'));
   if (dashed) return `host "${dashed.name}": a host name cannot start with "-"`;
-  if (kind === 'local' && hosts.length > 1) return `--launcher local runs on this machine only: give one host, not ${hosts.length}`;
+  if (kind === 'local' && hosts.length > 1)
+    return `--launcher local runs on this machine only: give one host, not ${hosts.length}`;
   return undefined;
 }
 
@@ -69,37 +107,94 @@ export function launcherProblem(kind: RemoteLauncherKind, hosts: readonly Accept
  * (their ranks find each other through the launcher): `srun --nodes=N --ntasks-per-node=G
  * --nodelist=...` or `mpirun -np N*G --host h1:G,... --map-by ppr:G:node`. ssh and local cannot.
  */
-export function jobArgv(kind: 'srun' | 'mpirun', hosts: readonly string[], ranksPerHost: number, command: readonly string[], env: Record<string, string> = {}, options: LauncherArgvOptions = {}): string[] {
+export function jobArgv(
+  kind: 'srun' | 'mpirun',
+  hosts: readonly string[],
+  ranksPerHost: number,
+  command: readonly string[],
+  env: Record<string, string> = {},
+  options: LauncherArgvOptions = {},
+): string[] {
   const assignments = Object.entries(env).map(([key, value]) => `${key}=${value}`);
   const ranks = String(hosts.length * ranksPerHost);
   if (kind === 'srun') {
-    return ['srun', `--nodes=${hosts.length}`, `--ntasks=${ranks}`, `--ntasks-per-node=${ranksPerHost}`, `--nodelist=${hosts.join(',')}`, `--export=${['ALL', ...assignments].join(',')}`, '--', ...command];
+    return [
+      'srun',
+      `--nodes=${hosts.length}`,
+      `--ntasks=${ranks}`,
+      `--ntasks-per-node=${ranksPerHost}`,
+      `--nodelist=${hosts.join(',')}`,
+      `--export=${['ALL', ...assignments].join(',')}`,
+      '--',
+      ...command,
+    ];
   }
   return [
-    'mpirun', ...(options.runAsRoot ? ['--allow-run-as-root'] : []), '-np', ranks, '--host', hosts.map((host) => `${host}:${ranksPerHost}`).join(','), '--map-by', `ppr:${ranksPerHost}:node`,
-    ...assignments.flatMap((assignment) => ['-x', assignment]), '--', ...command,
+    'mpirun',
+    ...(options.runAsRoot ? ['--allow-run-as-root'] : []),
+    '-np',
+    ranks,
+    '--host',
+    hosts.map((host) => `${host}:${ranksPerHost}`).join(','),
+    '--map-by',
+    `ppr:${ranksPerHost}:node`,
+    ...assignments.flatMap((assignment) => ['-x', assignment]),
+    '--',
+    ...command,
   ];
 }
 
-export function remoteLauncher(kind: RemoteLauncherKind, hosts: AcceptHost[], options: LauncherArgvOptions = {}): AcceptLauncher {
+export function remoteLauncher(
+  kind: RemoteLauncherKind,
+  hosts: AcceptHost[],
+  options: LauncherArgvOptions = {},
+): AcceptLauncher {
   const label = kind === 'local' ? `local (${hostname()})` : `${kind} across ${hosts.length} host(s)`;
   const argvFor = (host: number, command: readonly string[], env?: Record<string, string>): string[] => {
     const target = hosts[host];
     if (target === undefined) throw new Error(`internal: no host ${host}`);
     return launcherArgv(kind, target.name, command, env, options);
   };
-  const jobFor = (kind === 'srun' || kind === 'mpirun') ? (indexes: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>): string[] =>
-    jobArgv(kind, indexes.map((index) => hosts[index]!.name), ranksPerHost, command, env, options) : undefined;
+  const jobFor =
+    kind === 'srun' || kind === 'mpirun'
+      ? (
+          indexes: readonly number[],
+          ranksPerHost: number,
+          command: readonly string[],
+          env?: Record<string, string>,
+        ): string[] =>
+          jobArgv(
+            kind,
+            indexes.map((index) => hosts[index]!.name),
+            ranksPerHost,
+            command,
+            env,
+            options,
+          )
+      : undefined;
   return {
     label,
     hosts,
-    exec: (host, command, runOptions) => runCaptured(argvFor(host, command, runOptions.env), { timeoutS: runOptions.timeoutS }),
+    exec: (host, command, runOptions) =>
+      runCaptured(argvFor(host, command, runOptions.env), { timeoutS: runOptions.timeoutS }),
     reproduce: (host, command) => argvFor(host, command),
     ...(jobFor
       ? {
-          job: (indexes: readonly number[], ranksPerHost: number, command: readonly string[], runOptions: { timeoutS: number; env?: Record<string, string> }) =>
-            runCaptured(jobFor(indexes, ranksPerHost, command, runOptions.env), { timeoutS: runOptions.timeoutS }),
-          reproduceJob: (indexes: readonly number[], ranksPerHost: number, command: readonly string[], env?: Record<string, string>) => jobFor(indexes, ranksPerHost, command, env),
+          job: (
+            indexes: readonly number[],
+            ranksPerHost: number,
+            command: readonly string[],
+            runOptions: { timeoutS: number; env?: Record<string, string> },
+          ) =>
+            runCaptured(jobFor(indexes, ranksPerHost, command, runOptions.env), {
+              timeoutS: runOptions.timeoutS,
+            }),
+          reproduceJob: (
+            indexes: readonly number[],
+            ranksPerHost: number,
+            command: readonly string[],
+            env?: Record<string, string>,
+          ) => jobFor(indexes, ranksPerHost, command, env),
         }
       : {}),
   };

@@ -51,7 +51,11 @@ export function singleFaultRunBound(n: number): number {
 class BudgetSpent extends Error {}
 
 /** Find the bad hosts among `hosts` with `runGroup`, splitting failing sets in halves. */
-export async function localise(hosts: readonly string[], runGroup: GroupRunner, options: LocaliseOptions = {}): Promise<LocaliseResult> {
+export async function localise(
+  hosts: readonly string[],
+  runGroup: GroupRunner,
+  options: LocaliseOptions = {},
+): Promise<LocaliseResult> {
   if (new Set(hosts).size !== hosts.length) throw new InputError('localise: hosts must be distinct');
   const maxRuns = options.maxRuns ?? Number.POSITIVE_INFINITY;
   const trail: LocaliseTrailEntry[] = [];
@@ -84,7 +88,8 @@ export async function localise(hosts: readonly string[], runGroup: GroupRunner, 
 
   let complete = true;
   try {
-    if (hosts.length > 0 && (options.screenFailed || (await run([...hosts])) === 'fail')) await search([...hosts]);
+    if (hosts.length > 0 && (options.screenFailed || (await run([...hosts])) === 'fail'))
+      await search([...hosts]);
   } catch (error) {
     if (!(error instanceof BudgetSpent)) throw error;
     complete = false;

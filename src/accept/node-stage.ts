@@ -36,7 +36,30 @@ const NODE_RETRIES = 2;
 
 /** The node check's command: bench tcp's own local launcher starting 2 ranks on this host. */
 export function nodeCheckArgv(benchCommand: readonly string[]): string[] {
-  return [...benchCommand, 'bench', 'tcp', '--np', '2', '--op', 'all_reduce', '-b', String(NODE_BYTES), '-e', String(NODE_BYTES), '-n', String(NODE_ITERS), '-w', '2', '--settle', ACCEPT_SETTLE, '-c', '1', '--timeout', String(NODE_TIMEOUT_S), '--json'];
+  return [
+    ...benchCommand,
+    'bench',
+    'tcp',
+    '--np',
+    '2',
+    '--op',
+    'all_reduce',
+    '-b',
+    String(NODE_BYTES),
+    '-e',
+    String(NODE_BYTES),
+    '-n',
+    String(NODE_ITERS),
+    '-w',
+    '2',
+    '--settle',
+    ACCEPT_SETTLE,
+    '-c',
+    '1',
+    '--timeout',
+    String(NODE_TIMEOUT_S),
+    '--json',
+  ];
 }
 
 export interface NodeStageResult {
@@ -44,13 +67,26 @@ export interface NodeStageResult {
   outcomes: HostOutcome[];
 }
 
-export async function nodeStage(launcher: AcceptLauncher, hosts: readonly AcceptHost[], live: (name: string) => boolean, benchCommand: readonly string[], judge: JudgeOptions | undefined, beforeEach: () => void): Promise<NodeStageResult> {
+export async function nodeStage(
+  launcher: AcceptLauncher,
+  hosts: readonly AcceptHost[],
+  live: (name: string) => boolean,
+  benchCommand: readonly string[],
+  judge: JudgeOptions | undefined,
+  beforeEach: () => void,
+): Promise<NodeStageResult> {
   const command = nodeCheckArgv(benchCommand);
-  const measureHost = async (index: number): Promise<{ index: number; run: AcceptRun; problem: string | null; timedOut: boolean }> => {
+  const measureHost = async (
+    index: number,
+  ): Promise<{ index: number; run: AcceptRun; problem: string | null; timedOut: boolean }> => {
     beforeEach();
     const result = await launcher.exec(index, command, { timeoutS: NODE_TIMEOUT_S + 15 });
-    const figures = result.exitCode === 0 ? readBenchTcpJson(result.stdout) : `exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}: ${firstLine(result.stderr)}`;
-    const problem = typeof figures === 'string' ? figures : figures.wrong > 0 ? `${figures.wrong} wrong elements` : null;
+    const figures =
+      result.exitCode === 0
+        ? readBenchTcpJson(result.stdout)
+        : `exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}: ${firstLine(result.stderr)}`;
+    const problem =
+      typeof figures === 'string' ? figures : figures.wrong > 0 ? `${figures.wrong} wrong elements` : null;
     const run: AcceptRun = {
       stage: 'node',
       tool: 'bench-tcp',
@@ -66,33 +102,51 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
     return { index, run, problem, timedOut: result.timedOut };
   };
   const slowFraction = Math.min(NODE_SLOW_FRACTION, judge?.slowFraction ?? NODE_SLOW_FRACTION);
-  const judgeAll = (list: typeof measured) => withGap(
-    judgeResults(
-      list.map((m) => ({ id: m.run.hosts[0]!, measured: m.run.measured, expected: null, hardFailure: m.problem, timedOut: m.timedOut })),
-      { ...judge, slowFraction },
-    ),
-    list.map((m) => (m.problem === null ? m.run.measured : null)),
-    slowFraction,
-  );
+  const judgeAll = (list: typeof measured) =>
+    withGap(
+      judgeResults(
+        list.map((m) => ({
+          id: m.run.hosts[0]!,
+          measured: m.run.measured,
+          expected: null,
+          hardFailure: m.problem,
+          timedOut: m.timedOut,
+        })),
+        { ...judge, slowFraction },
+      ),
+      list.map((m) => (m.problem === null ? m.run.measured : null)),
+      slowFraction,
+    );
   const measured: Awaited<ReturnType<typeof measureHost>>[] = [];
-  for (let index = 0; index < hosts.length; index++) if (live(hosts[index]!.name)) measured.push(await measureHost(index));
+  for (let index = 0; index < hosts.length; index++)
+    if (live(hosts[index]!.name)) measured.push(await measureHost(index));
   const extra: AcceptRun[] = [];
   const keepBetter = (k: number, again: (typeof measured)[number]): void => {
-    const { keep, aside } = betterRun(measured[k]!, again, (m) => m.run.measured, (m) => m.problem !== null);
+    const { keep, aside } = betterRun(
+      measured[k]!,
+      again,
+      (m) => m.run.measured,
+      (m) => m.problem !== null,
+    );
     measured[k] = keep;
     extra.push(aside.run);
   };
   // A second round over every host, in the same order, each keeping its better figure: the fleet's
   // spread is then the hosts', not the machine's moods (a healthy 9-host testbed's single runs spread
   // from 0.55 to 1.36 GB/s on a busy machine, which hid a quarter-core host at 0.12 from the z-score).
-  for (let k = 0; k < measured.length; k++) if (measured[k]!.problem === null) keepBetter(k, await measureHost(measured[k]!.index));
+  for (let k = 0; k < measured.length; k++)
+    if (measured[k]!.problem === null) keepBetter(k, await measureHost(measured[k]!.index));
   // A machine's stall can slow one host's runs; a straggler is slow every time. So each suspect runs
   // up to NODE_RETRIES more times, until its better figure clears the slow line (every run is listed).
   const first = judgeAll(measured);
   const fleet0 = median(measured.flatMap((m) => (m.run.measured !== null ? [m.run.measured] : [])));
   for (let k = 0; k < measured.length; k++) {
     if (first[k]!.verdict !== 'slow') continue;
-    for (let retry = 0; retry < NODE_RETRIES && (measured[k]!.run.measured ?? 0) < NODE_SLOW_FRACTION * fleet0; retry++) {
+    for (
+      let retry = 0;
+      retry < NODE_RETRIES && (measured[k]!.run.measured ?? 0) < NODE_SLOW_FRACTION * fleet0;
+      retry++
+    ) {
       keepBetter(k, await measureHost(measured[k]!.index));
     }
   }
@@ -111,7 +165,8 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
         : `bench tcp --np 2 on the host alone: ${judgement.reasons.join('; ')}`;
     outcomes.push({ host: m.run.hosts[0]!, verdict, argv: m.run.argv, detail });
   });
-  for (const run of extra) run.verdict = measured.find((m) => m.run.hosts[0] === run.hosts[0])?.run.verdict ?? 'pass';
+  for (const run of extra)
+    run.verdict = measured.find((m) => m.run.hosts[0] === run.hosts[0])?.run.verdict ?? 'pass';
   return { runs: [...measured.map((m) => m.run), ...extra], outcomes };
 }
 
@@ -119,15 +174,36 @@ export async function nodeStage(launcher: AcceptLauncher, hosts: readonly Accept
 export type NodeJudgement = JudgeResult & { gapReason?: string };
 
 /** Also slow: below the slow line and below NODE_GAP_FRACTION of every host above it (the z-score aside). */
-export function withGap(judged: JudgeResult[], figures: readonly (number | null)[], slowFraction: number): NodeJudgement[] {
+export function withGap(
+  judged: JudgeResult[],
+  figures: readonly (number | null)[],
+  slowFraction: number,
+): NodeJudgement[] {
   return judged.map((judgement, k) => {
     const figure = figures[k] ?? null;
-    if (judgement.verdict !== 'pass' || figure === null || judgement.ofFleet === null || judgement.ofFleet >= slowFraction || judgement.fleetMedian === null) return judgement;
-    const above = figures.filter((other): other is number => other !== null && other >= slowFraction * judgement.fleetMedian!);
+    if (
+      judgement.verdict !== 'pass' ||
+      figure === null ||
+      judgement.ofFleet === null ||
+      judgement.ofFleet >= slowFraction ||
+      judgement.fleetMedian === null
+    )
+      return judgement;
+    const above = figures.filter(
+      (other): other is number => other !== null && other >= slowFraction * judgement.fleetMedian!,
+    );
     if (above.length === 0) return judgement;
     const next = Math.min(...above);
     if (figure >= NODE_GAP_FRACTION * next) return judgement;
     const gapReason = `${((figure / next) * 100).toFixed(0)}% of the slowest other host's ${next.toFixed(3)}`;
-    return { ...judgement, verdict: 'slow', reasons: [`${(judgement.ofFleet * 100).toFixed(0)}% of the fleet median ${judgement.fleetMedian.toFixed(3)}`, gapReason], gapReason };
+    return {
+      ...judgement,
+      verdict: 'slow',
+      reasons: [
+        `${(judgement.ofFleet * 100).toFixed(0)}% of the fleet median ${judgement.fleetMedian.toFixed(3)}`,
+        gapReason,
+      ],
+      gapReason,
+    };
   });
 }

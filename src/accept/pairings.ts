@@ -101,7 +101,10 @@ export function randomPairings(hosts: readonly string[], rounds: number, seed: n
  * hosts of A each send to a different host of B at once, so A's uplink and B's downlink carry as
  * many flows as the smaller leaf has hosts. Leaves in the order first seen, hosts in list order.
  */
-export function crossLeafRounds(hosts: readonly string[], leafOf: Readonly<Record<string, string>>): PairRound[] {
+export function crossLeafRounds(
+  hosts: readonly string[],
+  leafOf: Readonly<Record<string, string>>,
+): PairRound[] {
   const leaves = new Map<string, string[]>();
   for (const host of hosts) {
     const leaf = leafOf[host];

@@ -18,7 +18,16 @@ import type { HostOutcome, PairOutcome } from './attribute.js';
 import type { AcceptExpectation, AcceptLauncher, AcceptOptions } from './engine.js';
 import { judgeResults, DEFAULT_SLOW_FRACTION, type JudgeInput } from './judge.js';
 import { circlePairings, crossLeafRounds, randomPairings, type PairRound } from './pairings.js';
-import { firstLine, iperf3ClientArgv, iperf3ServerArgv, perftestClientArgv, perftestServerArgv, readIperf3Json, readPerftest, TCP_GOODPUT_1500 } from './tools.js';
+import {
+  firstLine,
+  iperf3ClientArgv,
+  iperf3ServerArgv,
+  perftestClientArgv,
+  perftestServerArgv,
+  readIperf3Json,
+  readPerftest,
+  TCP_GOODPUT_1500,
+} from './tools.js';
 import type { AcceptHost } from './engine.js';
 import type { AcceptRun, AcceptStage, AcceptTool } from './types.js';
 import { betterRun } from './better-run.js';
@@ -72,10 +81,13 @@ export function perftestPair(hca: string, gidIndex?: number): PairTool {
     tool: 'perftest',
     rail: hca,
     server: (_server, port, seconds) => perftestServerArgv(hca, port, seconds, gidIndex),
-    client: (server, _client, port, seconds) => perftestClientArgv(server.address, hca, port, seconds, gidIndex),
+    client: (server, _client, port, seconds) =>
+      perftestClientArgv(server.address, hca, port, seconds, gidIndex),
     read: (stdout) => {
       const figures = readPerftest(stdout);
-      return typeof figures === 'string' ? figures : { rateGbps: figures.rateGbps, bytes: 0, retransmits: null, efficiency: figures.wireEfficiency };
+      return typeof figures === 'string'
+        ? figures
+        : { rateGbps: figures.rateGbps, bytes: 0, retransmits: null, efficiency: figures.wireEfficiency };
     },
     // RoCE v2 at MTU 4096 (tools.ts framing).
     defaultEfficiency: 4096 / (4096 + 82),
@@ -104,8 +116,24 @@ export interface PairsStageContext {
  * after the other's, and judges all their pairs together, so that a rail whose every pair is slow
  * stands out against the others.
  */
-export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplinks' = 'pairs', pairTools: readonly PairTool[] = [IPERF3_PAIR]): Promise<void> {
-  const { launcher, expectation, options, leafOf, nextPort, checkBudget, runs, stages, warnings, pairOutcomes, hostOutcomes } = ctx;
+export async function pairsStage(
+  ctx: PairsStageContext,
+  stage: 'pairs' | 'uplinks' = 'pairs',
+  pairTools: readonly PairTool[] = [IPERF3_PAIR],
+): Promise<void> {
+  const {
+    launcher,
+    expectation,
+    options,
+    leafOf,
+    nextPort,
+    checkBudget,
+    runs,
+    stages,
+    warnings,
+    pairOutcomes,
+    hostOutcomes,
+  } = ctx;
   const hosts = launcher.hosts;
   const names = ctx.live;
   const byName = new Map(hosts.map((host, index) => [host.name, index]));
@@ -119,35 +147,83 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
     if (expectation.uplinkRateBps !== undefined && la !== undefined && lb !== undefined && la !== lb) {
       const up = round.filter(([x, y]) => leafOf[x] === la && leafOf[y] !== la).length;
       const down = round.filter(([x, y]) => leafOf[y] === lb && leafOf[x] !== lb).length;
-      bps = Math.min(bps, expectation.uplinkRateBps / Math.max(1, up), expectation.uplinkRateBps / Math.max(1, down));
+      bps = Math.min(
+        bps,
+        expectation.uplinkRateBps / Math.max(1, up),
+        expectation.uplinkRateBps / Math.max(1, down),
+      );
     }
     return (bps * efficiency) / 1e9;
   };
 
-  const runPair = async (a: string, b: string, round: PairRound, pairTool: PairTool): Promise<{ input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }> => {
+  const runPair = async (
+    a: string,
+    b: string,
+    round: PairRound,
+    pairTool: PairTool,
+  ): Promise<{ input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }> => {
     const ia = byName.get(a)!;
     const ib = byName.get(b)!;
     const serverPort = nextPort();
     const seconds = options.iperfSeconds;
-    const server = launcher.exec(ib, pairTool.server(hosts[ib]!, serverPort, seconds), { timeoutS: seconds + 20 });
+    const server = launcher.exec(ib, pairTool.server(hosts[ib]!, serverPort, seconds), {
+      timeoutS: seconds + 20,
+    });
     const clientArgv = pairTool.client(hosts[ib]!, hosts[ia]!, serverPort, seconds);
     await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
     let client = await launcher.exec(ia, clientArgv, { timeoutS: seconds + 15 });
     // The server may not be listening yet (a loaded machine starts twelve at once): try again for a few seconds.
-    for (let attempt = 0; attempt < SERVER_START_ATTEMPTS && /unable to connect|refused|couldn't connect/i.test(client.stdout + client.stderr); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < SERVER_START_ATTEMPTS &&
+      /unable to connect|refused|couldn't connect/i.test(client.stdout + client.stderr);
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, SERVER_START_WAIT_MS));
       client = await launcher.exec(ia, clientArgv, { timeoutS: seconds + 15 });
     }
     await server;
-    const figures = client.exitCode === 0 ? pairTool.read(client.stdout) : `exit code ${client.exitCode}${client.timedOut ? ' (timed out)' : ''}: ${firstLine(client.stderr) || firstLine(readIperf3Error(client.stdout))}`;
-    const expected = pairExpectation(a, b, round, typeof figures === 'string' ? pairTool.defaultEfficiency : figures.efficiency);
+    const figures =
+      client.exitCode === 0
+        ? pairTool.read(client.stdout)
+        : `exit code ${client.exitCode}${client.timedOut ? ' (timed out)' : ''}: ${firstLine(client.stderr) || firstLine(readIperf3Error(client.stdout))}`;
+    const expected = pairExpectation(
+      a,
+      b,
+      round,
+      typeof figures === 'string' ? pairTool.defaultEfficiency : figures.efficiency,
+    );
     const measured = typeof figures === 'string' ? null : figures.rateGbps;
     const retransmits = typeof figures === 'string' ? null : figures.retransmits;
     const mb = typeof figures === 'string' ? 0 : figures.bytes / 1e6;
     const argv = launcher.reproduce(ia, clientArgv);
-    const run: AcceptRun = { stage, tool: pairTool.tool, hosts: [a, b], argv, exitCode: client.exitCode, wallS: client.wallS, measured, expected, unit: 'rateGbps', retransmits, ...(pairTool.rail !== undefined ? { rail: pairTool.rail } : {}), verdict: 'pass' };
-    const input: JudgeInput = { id: `${a}~${b}`, measured, expected, hardFailure: typeof figures === 'string' ? figures : null, timedOut: client.timedOut };
-    return { input, run, retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null, pairTool };
+    const run: AcceptRun = {
+      stage,
+      tool: pairTool.tool,
+      hosts: [a, b],
+      argv,
+      exitCode: client.exitCode,
+      wallS: client.wallS,
+      measured,
+      expected,
+      unit: 'rateGbps',
+      retransmits,
+      ...(pairTool.rail !== undefined ? { rail: pairTool.rail } : {}),
+      verdict: 'pass',
+    };
+    const input: JudgeInput = {
+      id: `${a}~${b}`,
+      measured,
+      expected,
+      hardFailure: typeof figures === 'string' ? figures : null,
+      timedOut: client.timedOut,
+    };
+    return {
+      input,
+      run,
+      retransmitsPerMb: retransmits !== null && mb > 0 ? retransmits / mb : null,
+      pairTool,
+    };
   };
 
   const runRounds = async (): Promise<void> => {
@@ -165,7 +241,10 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
         for (const round of rounds) {
           checkBudget();
           // The uplinks stage loads an uplink with the whole round at once: --concurrency does not split it.
-          const width = stage === 'uplinks' ? round.length : Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
+          const width =
+            stage === 'uplinks'
+              ? round.length
+              : Math.max(1, Math.min(round.length, options.concurrency ?? round.length));
           for (let k = 0; k < round.length; k += width) {
             checkBudget();
             // Expectations count only the pairs that actually share the uplinks at the same time.
@@ -175,13 +254,15 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
           }
         }
       }
-      const share = (r: (typeof results)[number]): number | null => (r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null);
+      const share = (r: (typeof results)[number]): number | null =>
+        r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null;
       const suspects = results.filter((r) => r.input.hardFailure === null && (share(r) ?? 1) < slowFraction);
       if (stage === 'uplinks') {
         // A round with a slow pair runs once more as a whole (the load is the point); each pair keeps its better share.
         for (const round of rounds) {
           for (const pairTool of pairTools) {
-            const sameRun = (r: (typeof results)[number], a: string, b: string): boolean => r.pairTool === pairTool && r.run.hosts[0] === a && r.run.hosts[1] === b;
+            const sameRun = (r: (typeof results)[number], a: string, b: string): boolean =>
+              r.pairTool === pairTool && r.run.hosts[0] === a && r.run.hosts[1] === b;
             const slowHere = suspects.filter((r) => round.some(([a, b]) => sameRun(r, a, b)));
             if (slowHere.length === 0) continue;
             checkBudget();
@@ -239,25 +320,46 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
   const baselineOf = (run: AcceptRun): (AcceptRun & { measured: number }) | undefined =>
     options.baseline?.runs.find(
       (b): b is AcceptRun & { measured: number } =>
-        b.stage === run.stage && b.tool === run.tool && (b.rail ?? '') === (run.rail ?? '') && b.measured !== null && b.hosts.length === 2 && [...b.hosts].sort().join('~') === [...run.hosts].sort().join('~'),
+        b.stage === run.stage &&
+        b.tool === run.tool &&
+        (b.rail ?? '') === (run.rail ?? '') &&
+        b.measured !== null &&
+        b.hosts.length === 2 &&
+        [...b.hosts].sort().join('~') === [...run.hosts].sort().join('~'),
     );
 
-  const judgePairs = (results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }[]): void => {
+  const judgePairs = (
+    results: { input: JudgeInput; run: AcceptRun; retransmitsPerMb: number | null; pairTool: PairTool }[],
+  ): void => {
     const ratios = results.map((r): JudgeInput => ({
       ...r.input,
       measured: r.input.measured !== null && r.input.expected ? r.input.measured / r.input.expected : null,
       expected: 1,
     }));
     // The uplinks' pairs are judged beside the pairs stage's shares (judged, not reported again).
-    const fleet = stage === 'uplinks' ? runs.flatMap((r, k): JudgeInput[] => (r.stage === 'pairs' && r.measured !== null && r.expected ? [{ id: `fleet${k}`, measured: r.measured / r.expected, expected: 1 }] : [])) : [];
+    const fleet =
+      stage === 'uplinks'
+        ? runs.flatMap((r, k): JudgeInput[] =>
+            r.stage === 'pairs' && r.measured !== null && r.expected
+              ? [{ id: `fleet${k}`, measured: r.measured / r.expected, expected: 1 }]
+              : [],
+          )
+        : [];
     const judged = judgeResults([...ratios, ...fleet], options.judge).slice(0, ratios.length);
     const shares = ratios.flatMap((r) => (r.measured !== null ? [r.measured] : []));
     const fleetShare = median(shares);
     if (shares.length > 0 && fleetShare < slowFraction) {
-      warnings.push(`pairs: the median pair reached ${(fleetShare * 100).toFixed(0)}% of its expected rate (below ${(slowFraction * 100).toFixed(0)}%): the whole fabric, or the expectation, is off`);
+      warnings.push(
+        `pairs: the median pair reached ${(fleetShare * 100).toFixed(0)}% of its expected rate (below ${(slowFraction * 100).toFixed(0)}%): the whole fabric, or the expectation, is off`,
+      );
     }
-    const fleetRetransmits = median(results.flatMap((r) => (r.retransmitsPerMb !== null ? [r.retransmitsPerMb] : [])));
-    const lossyAbove = Math.max(LOSSY_RETRANSMITS_PER_MB, 10 * (Number.isFinite(fleetRetransmits) ? fleetRetransmits : 0));
+    const fleetRetransmits = median(
+      results.flatMap((r) => (r.retransmitsPerMb !== null ? [r.retransmitsPerMb] : [])),
+    );
+    const lossyAbove = Math.max(
+      LOSSY_RETRANSMITS_PER_MB,
+      10 * (Number.isFinite(fleetRetransmits) ? fleetRetransmits : 0),
+    );
     results.forEach((result, k) => {
       const judgement = judged[k]!;
       let verdict = judgement.verdict;
@@ -265,28 +367,52 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
       const share = judgement.ofExpected;
       if (verdict === 'slow' || verdict === 'unstable') {
         if (share !== null) reasons.push(`${(share * 100).toFixed(0)}% of the expected`);
-        if (judgement.ofFleet !== null && judgement.zScore !== null) reasons.push(`${(judgement.ofFleet * 100).toFixed(0)}% of the fleet's median share, robust z-score ${judgement.zScore.toFixed(1)}`);
+        if (judgement.ofFleet !== null && judgement.zScore !== null)
+          reasons.push(
+            `${(judgement.ofFleet * 100).toFixed(0)}% of the fleet's median share, robust z-score ${judgement.zScore.toFixed(1)}`,
+          );
         if (verdict === 'unstable') reasons.push(...judgement.reasons);
       } else if (verdict !== 'pass') reasons.push(...judgement.reasons);
       const perMb = result.retransmitsPerMb;
       if (verdict === 'pass' && perMb !== null && perMb > lossyAbove) {
         verdict = 'fail';
-        reasons.push(`${result.run.retransmits} retransmitted segments (${perMb.toFixed(1)} per MB sent; the fleet's median ${fleetRetransmits.toFixed(2)}, lossy above ${lossyAbove.toFixed(1)})`);
+        reasons.push(
+          `${result.run.retransmits} retransmitted segments (${perMb.toFixed(1)} per MB sent; the fleet's median ${fleetRetransmits.toFixed(2)}, lossy above ${lossyAbove.toFixed(1)})`,
+        );
       }
       // Against a stored accept run of the same hosts: what the fleet and the expectation both miss
       // when every pair fell alike (a firmware or switch change), the pair's own history shows.
       const before = verdict === 'pass' && result.run.measured !== null ? baselineOf(result.run) : undefined;
       if (before !== undefined && result.run.measured! < slowFraction * before.measured) {
         verdict = 'slow';
-        reasons.push(`${((result.run.measured! / before.measured) * 100).toFixed(0)}% of its ${before.measured.toFixed(3)} Gb/s in the baseline ${options.baseline!.ref}`);
+        reasons.push(
+          `${((result.run.measured! / before.measured) * 100).toFixed(0)}% of its ${before.measured.toFixed(3)} Gb/s in the baseline ${options.baseline!.ref}`,
+        );
       }
       result.run.verdict = verdict;
       runs.push(result.run);
       const [a, b] = result.run.hosts as [string, string];
-      const rate = result.run.measured !== null ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected` : 'no rate';
-      pairOutcomes.push({ a, b, verdict, argv: result.run.argv, ...(result.pairTool.rail !== undefined ? { rail: result.pairTool.rail } : {}), detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate });
+      const rate =
+        result.run.measured !== null
+          ? `${result.run.measured.toFixed(3)} Gb/s of ${result.run.expected?.toFixed(3)} expected`
+          : 'no rate';
+      pairOutcomes.push({
+        a,
+        b,
+        verdict,
+        argv: result.run.argv,
+        ...(result.pairTool.rail !== undefined ? { rail: result.pairTool.rail } : {}),
+        detail: reasons.length > 0 ? `${rate}: ${reasons.join('; ')}` : rate,
+      });
     });
-    if (stage === 'pairs') judgeHosts(results.map((r, k) => ({ hosts: r.run.hosts as [string, string], share: ratios[k]!.measured, argv: r.run.argv })));
+    if (stage === 'pairs')
+      judgeHosts(
+        results.map((r, k) => ({
+          hosts: r.run.hosts as [string, string],
+          share: ratios[k]!.measured,
+          argv: r.run.argv,
+        })),
+      );
   };
 
   /**
@@ -298,9 +424,17 @@ export async function pairsStage(ctx: PairsStageContext, stage: 'pairs' | 'uplin
   const judgeHosts = (shares: { hosts: [string, string]; share: number | null; argv: string[] }[]): void => {
     const perHost = names.map((host) => {
       const mine = shares.filter((s) => s.hosts.includes(host) && s.share !== null);
-      return { host, median: mine.length > 0 ? median(mine.map((s) => s.share!)) : null, pairs: mine.length, argv: mine.find((s) => s.share === Math.min(...mine.map((m) => m.share!)))?.argv ?? [] };
+      return {
+        host,
+        median: mine.length > 0 ? median(mine.map((s) => s.share!)) : null,
+        pairs: mine.length,
+        argv: mine.find((s) => s.share === Math.min(...mine.map((m) => m.share!)))?.argv ?? [],
+      };
     });
-    const judged = judgeResults(perHost.map((h) => ({ id: h.host, measured: h.median, expected: 1 })), options.judge);
+    const judged = judgeResults(
+      perHost.map((h) => ({ id: h.host, measured: h.median, expected: 1 })),
+      options.judge,
+    );
     judged.forEach((judgement, k) => {
       const host = perHost[k]!;
       if (judgement.verdict !== 'slow' || host.median === null) return;

@@ -4,10 +4,18 @@
  * expectation comes from the testbed's own spec: its port rate and, with leaves, its uplink rate
  * (never from its faults, which are what acceptance has to find).
  */
-import { completeTestbed, execOnHost, hostArgv, requireNamespaces, validateTestbedName } from '../testbed/index.js';
+import {
+  completeTestbed,
+  execOnHost,
+  hostArgv,
+  requireNamespaces,
+  validateTestbedName,
+} from '../testbed/index.js';
 import type { AcceptExpectation, AcceptLauncher } from './engine.js';
 
-export async function testbedLauncher(nameInput: string): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation }> {
+export async function testbedLauncher(
+  nameInput: string,
+): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation }> {
   const name = validateTestbedName(nameInput);
   await requireNamespaces();
   const state = await completeTestbed(name);

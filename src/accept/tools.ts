@@ -16,7 +16,12 @@ export function iperf3ServerArgv(bindAddress: string, port: number): string[] {
   return ['iperf3', '-s', '-1', '-B', bindAddress, '-p', String(port)];
 }
 
-export function iperf3ClientArgv(server: string, bindAddress: string, port: number, seconds: number): string[] {
+export function iperf3ClientArgv(
+  server: string,
+  bindAddress: string,
+  port: number,
+  seconds: number,
+): string[] {
   return ['iperf3', '-c', server, '-B', bindAddress, '-p', String(port), '-t', String(seconds), '-J'];
 }
 
@@ -35,13 +40,24 @@ export function readIperf3Json(stdout: string): Iperf3Figures | string {
   } catch {
     return 'iperf3 printed no JSON';
   }
-  const root = parsed as { error?: unknown; end?: { sum_received?: { bits_per_second?: unknown }; sum_sent?: { bytes?: unknown; retransmits?: unknown } } };
+  const root = parsed as {
+    error?: unknown;
+    end?: {
+      sum_received?: { bits_per_second?: unknown };
+      sum_sent?: { bytes?: unknown; retransmits?: unknown };
+    };
+  };
   if (typeof root.error === 'string') return `iperf3: ${root.error}`;
   const bps = root.end?.sum_received?.bits_per_second;
-  if (typeof bps !== 'number' || !Number.isFinite(bps)) return 'iperf3 JSON without end.sum_received.bits_per_second';
+  if (typeof bps !== 'number' || !Number.isFinite(bps))
+    return 'iperf3 JSON without end.sum_received.bits_per_second';
   const bytes = root.end?.sum_sent?.bytes;
   const retransmits = root.end?.sum_sent?.retransmits;
-  return { rateGbps: bps / 1e9, bytes: typeof bytes === 'number' ? bytes : 0, retransmits: typeof retransmits === 'number' ? retransmits : null };
+  return {
+    rateGbps: bps / 1e9,
+    bytes: typeof bytes === 'number' ? bytes : 0,
+    retransmits: typeof retransmits === 'number' ? retransmits : null,
+  };
 }
 
 /**
@@ -52,8 +68,34 @@ export function readIperf3Json(stdout: string): Iperf3Figures | string {
 export const ACCEPT_SETTLE = '300ms';
 
 /** `aifabric bench tcp` all_reduce over the ranks the launcher starts, checked (`-c 1`), as JSON. */
-export function benchTcpArgv(benchCommand: readonly string[], sizeBytes: number, iters: number, timeoutS: number): string[] {
-  return [...benchCommand, 'bench', 'tcp', '--op', 'all_reduce', '-b', String(sizeBytes), '-e', String(sizeBytes), '-n', String(iters), '-w', '2', '--settle', ACCEPT_SETTLE, '-c', '1', '--timeout', String(timeoutS), '--json'];
+export function benchTcpArgv(
+  benchCommand: readonly string[],
+  sizeBytes: number,
+  iters: number,
+  timeoutS: number,
+): string[] {
+  return [
+    ...benchCommand,
+    'bench',
+    'tcp',
+    '--op',
+    'all_reduce',
+    '-b',
+    String(sizeBytes),
+    '-e',
+    String(sizeBytes),
+    '-n',
+    String(iters),
+    '-w',
+    '2',
+    '--settle',
+    ACCEPT_SETTLE,
+    '-c',
+    '1',
+    '--timeout',
+    String(timeoutS),
+    '--json',
+  ];
 }
 
 export interface BenchTcpFigures {
@@ -71,10 +113,16 @@ export function readBenchTcpJson(stdout: string): BenchTcpFigures | string {
   }
   const rows = (parsed as { metrics?: { rows?: unknown } }).metrics?.rows;
   if (!Array.isArray(rows) || rows.length === 0) return 'bench tcp JSON without rows';
-  const row = rows[0] as { outOfPlace?: { busbwGBps?: unknown; wrong?: unknown }; inPlace?: { wrong?: unknown } };
+  const row = rows[0] as {
+    outOfPlace?: { busbwGBps?: unknown; wrong?: unknown };
+    inPlace?: { wrong?: unknown };
+  };
   const busbw = row.outOfPlace?.busbwGBps;
   if (typeof busbw !== 'number') return 'bench tcp row without busbwGBps';
-  const wrong = [row.outOfPlace?.wrong, row.inPlace?.wrong].reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
+  const wrong = [row.outOfPlace?.wrong, row.inPlace?.wrong].reduce<number>(
+    (sum, value) => sum + (typeof value === 'number' ? value : 0),
+    0,
+  );
   return { busbwGBps: busbw, wrong };
 }
 
@@ -90,10 +138,29 @@ export const PERFTEST_BYTES = 1 << 20;
  * names the server's address last.
  */
 export function perftestServerArgv(hca: string, port: number, seconds: number, gidIndex?: number): string[] {
-  return ['ib_write_bw', '-d', hca, '-p', String(port), '-F', '--report_gbits', '-s', String(PERFTEST_BYTES), '-D', String(seconds), ...(gidIndex !== undefined ? ['-x', String(gidIndex)] : [])];
+  return [
+    'ib_write_bw',
+    '-d',
+    hca,
+    '-p',
+    String(port),
+    '-F',
+    '--report_gbits',
+    '-s',
+    String(PERFTEST_BYTES),
+    '-D',
+    String(seconds),
+    ...(gidIndex !== undefined ? ['-x', String(gidIndex)] : []),
+  ];
 }
 
-export function perftestClientArgv(server: string, hca: string, port: number, seconds: number, gidIndex?: number): string[] {
+export function perftestClientArgv(
+  server: string,
+  hca: string,
+  port: number,
+  seconds: number,
+  gidIndex?: number,
+): string[] {
   return [...perftestServerArgv(hca, port, seconds, gidIndex), server];
 }
 
@@ -152,7 +219,8 @@ export interface NcclTestsFigures {
 }
 
 // `host:pid:tid [dev] NCCL INFO ... via NET/IB/0/GDRDMA` or `... NCCL INFO NET/Socket : Using [0]eth0:...`
-const NCCL_NET_LINE = /^(?:\[[^\]]*\]<\w+>:)?\s*([^\s:]+):\d+:\d+ \[\d+\] NCCL INFO (?:.*\bvia (NET\/[A-Za-z]+)|(NET\/[A-Za-z]+) : Using\b)/;
+const NCCL_NET_LINE =
+  /^(?:\[[^\]]*\]<\w+>:)?\s*([^\s:]+):\d+:\d+ \[\d+\] NCCL INFO (?:.*\bvia (NET\/[A-Za-z]+)|(NET\/[A-Za-z]+) : Using\b)/;
 
 /** What an all_reduce_perf run printed, or a one-line reason it printed nothing usable. */
 export function readNcclTests(stdout: string): NcclTestsFigures | string {
@@ -163,11 +231,15 @@ export function readNcclTests(stdout: string): NcclTestsFigures | string {
     return `all_reduce_perf printed no nccl-tests table${firstLine(stdout) ? `: ${firstLine(stdout)}` : ''}`;
   }
   // An nccl-tests built without MPI runs every rank as its own one-rank job: one header per rank.
-  if (tests.length > 1) return `${tests.length} nccl-tests headers in one run: each rank ran alone (nccl-tests built without MPI=1?)`;
+  if (tests.length > 1)
+    return `${tests.length} nccl-tests headers in one run: each rank ran alone (nccl-tests built without MPI=1?)`;
   const test = tests[0];
   const last = test?.rows[test.rows.length - 1];
   if (!test || !last) return 'all_reduce_perf printed no rows';
-  const wrong = test.rows.reduce((sum, row) => sum + (row.outOfPlace.wrong ?? 0) + (row.inPlace.wrong ?? 0), 0);
+  const wrong = test.rows.reduce(
+    (sum, row) => sum + (row.outOfPlace.wrong ?? 0) + (row.inPlace.wrong ?? 0),
+    0,
+  );
   const transports: Record<string, string[]> = {};
   for (const line of stdout.split('\n')) {
     const match = NCCL_NET_LINE.exec(line);
@@ -176,7 +248,13 @@ export function readNcclTests(stdout: string): NcclTestsFigures | string {
     const net = (match[2] ?? match[3])!;
     transports[host] = [...new Set([...(transports[host] ?? []), net])];
   }
-  return { busbwGBps: last.outOfPlace.busbwGBps, sizeBytes: last.sizeBytes, wrong, ranks: test.ranks ?? test.devices.length, transports };
+  return {
+    busbwGBps: last.outOfPlace.busbwGBps,
+    sizeBytes: last.sizeBytes,
+    wrong,
+    ranks: test.ranks ?? test.devices.length,
+    transports,
+  };
 }
 
 /**
@@ -240,6 +318,12 @@ export function readCheckLive(stdout: string): LiveFinding[] {
   return findings.flatMap((finding): LiveFinding[] => {
     const f = finding as { severity?: unknown; ruleId?: unknown; message?: unknown; family?: unknown };
     if (f.severity !== 'error' || typeof f.ruleId !== 'string') return [];
-    return [{ ruleId: f.ruleId, message: typeof f.message === 'string' ? f.message : '', rdma: typeof f.family === 'string' && RDMA_FAMILIES.has(f.family) }];
+    return [
+      {
+        ruleId: f.ruleId,
+        message: typeof f.message === 'string' ? f.message : '',
+        rdma: typeof f.family === 'string' && RDMA_FAMILIES.has(f.family),
+      },
+    ];
   });
 }

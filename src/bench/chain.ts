@@ -4,7 +4,16 @@
  * a rank forwards slice j as soon as it has it, so all links carry data at once and the time
  * approaches size/bandwidth plus (n-1) slice latencies. Slice j travels on socket j mod K.
  */
-import { completion, elementBytes, elems, mod, reduceBytes, sliceCount, sliceRange, type CollContext } from './coll-context.js';
+import {
+  completion,
+  elementBytes,
+  elems,
+  mod,
+  reduceBytes,
+  sliceCount,
+  sliceRange,
+  type CollContext,
+} from './coll-context.js';
 
 export async function broadcast(ctx: CollContext): Promise<void> {
   const { mesh, rank, nranks, root, count, send, recv } = ctx;

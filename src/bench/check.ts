@@ -76,7 +76,10 @@ export type DamageKind = (typeof DAMAGE_KINDS)[number];
 /** Elements a damage of this kind touches (the middle quarter of the result for slices). */
 function damagedRange(length: number, kind: DamageKind): [number, number] {
   if (kind === 'add' || kind === 'flip') return [Math.floor(length / 2), Math.floor(length / 2) + 1];
-  return [Math.floor((3 * length) / 8), Math.max(Math.floor((3 * length) / 8) + 1, Math.floor((5 * length) / 8))];
+  return [
+    Math.floor((3 * length) / 8),
+    Math.max(Math.floor((3 * length) / 8) + 1, Math.floor((5 * length) / 8)),
+  ];
 }
 
 /** What the result buffer holds now: before the fill for 'stale', after it for 'unwritten'. */
@@ -92,7 +95,12 @@ export function snapshotResult(op: BenchOp, ctx: CollContext): NumericArray {
  * without delivering its bytes).
  * Returns the number of elements damaged.
  */
-export function damageResult(op: BenchOp, ctx: CollContext, kind: DamageKind, previous: NumericArray | undefined): number {
+export function damageResult(
+  op: BenchOp,
+  ctx: CollContext,
+  kind: DamageKind,
+  previous: NumericArray | undefined,
+): number {
   const out = view(ctx, ctx.recv, recvElements(op, ctx.count, ctx.nranks));
   if (out.length === 0) return 0;
   const [start, end] = damagedRange(out.length, kind);
@@ -101,7 +109,11 @@ export function damageResult(op: BenchOp, ctx: CollContext, kind: DamageKind, pr
       out[start] = out[start]! + 1000;
       break;
     case 'flip': {
-      const bytes = new Uint8Array(out.buffer, out.byteOffset + start * out.BYTES_PER_ELEMENT, out.BYTES_PER_ELEMENT);
+      const bytes = new Uint8Array(
+        out.buffer,
+        out.byteOffset + start * out.BYTES_PER_ELEMENT,
+        out.BYTES_PER_ELEMENT,
+      );
       bytes[0] = bytes[0]! ^ 1;
       break;
     }

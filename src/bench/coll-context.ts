@@ -56,7 +56,12 @@ export function reduceBytes(ctx: CollContext, dst: Uint8Array, a: Uint8Array, b:
   const done = ctx.simd ? ctx.simd.reduce(ctx.dataType, ctx.redOp, dst, a, b) : 0;
   if (done === dst.byteLength) return;
   const rest = (view: Uint8Array): Uint8Array => (done === 0 ? view : view.subarray(done));
-  reduceInto(typedView(rest(dst), ctx.dataType), typedView(rest(a), ctx.dataType), typedView(rest(b), ctx.dataType), ctx.redOp);
+  reduceInto(
+    typedView(rest(dst), ctx.dataType),
+    typedView(rest(a), ctx.dataType),
+    typedView(rest(b), ctx.dataType),
+    ctx.redOp,
+  );
 }
 
 /**

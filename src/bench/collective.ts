@@ -7,7 +7,8 @@ import { mod, type AllReduceSchedule, type CollContext } from './coll-context.js
 import type { BenchAlgo, BenchOp, RankInfo } from './types.js';
 
 export const COLLECTIVES: Record<BenchOp, (ctx: CollContext) => Promise<void>> = {
-  all_reduce: (ctx) => (ctx.algo === 'halving-doubling' && ctx.nranks > 1 ? allReduceHalvingDoubling(ctx) : allReduce(ctx)),
+  all_reduce: (ctx) =>
+    ctx.algo === 'halving-doubling' && ctx.nranks > 1 ? allReduceHalvingDoubling(ctx) : allReduce(ctx),
   all_gather: allGather,
   reduce_scatter: reduceScatter,
   broadcast,
@@ -37,7 +38,10 @@ export function hostsCrowded(peers: readonly Pick<RankInfo, 'host' | 'cores'>[])
   const byHost = new Map<string, { ranks: number; cores: number }>();
   for (const peer of peers) {
     const seen = byHost.get(peer.host) ?? { ranks: 0, cores: Number.POSITIVE_INFINITY };
-    byHost.set(peer.host, { ranks: seen.ranks + 1, cores: Math.min(seen.cores, peer.cores ?? Number.POSITIVE_INFINITY) });
+    byHost.set(peer.host, {
+      ranks: seen.ranks + 1,
+      cores: Math.min(seen.cores, peer.cores ?? Number.POSITIVE_INFINITY),
+    });
   }
   return [...byHost.values()].some(({ ranks, cores }) => ranks > cores);
 }
@@ -57,16 +61,29 @@ function autoHalvingDoubling(nranks: number, crowded: boolean): boolean {
  * wins where the ranks share too few cores (3 ranks on 2 cores: 1.1-2.5 times the ring at 1-16 MiB,
  * docs/PERFORMANCE.md run 11).
  */
-export function allReduceSchedule(algo: BenchAlgo, nranks: number, bytes: number, crowded = false): AllReduceSchedule {
+export function allReduceSchedule(
+  algo: BenchAlgo,
+  nranks: number,
+  bytes: number,
+  crowded = false,
+): AllReduceSchedule {
   if (algo !== 'auto') return algo;
-  return autoHalvingDoubling(nranks, crowded) && bytes <= HALVING_DOUBLING_MAX_BYTES ? 'halving-doubling' : 'ring';
+  return autoHalvingDoubling(nranks, crowded) && bytes <= HALVING_DOUBLING_MAX_BYTES
+    ? 'halving-doubling'
+    : 'ring';
 }
 
 /**
  * Whom `rank` sends to and receives from: the ring's next and previous, everyone for alltoall,
  * and for all_reduce by halving-doubling (forced, or auto's choice) its partners.
  */
-export function neededPeers(op: BenchOp, rank: number, nranks: number, algo: BenchAlgo = 'auto', crowded = false): { sendTo: number[]; recvFrom: number[] } {
+export function neededPeers(
+  op: BenchOp,
+  rank: number,
+  nranks: number,
+  algo: BenchAlgo = 'auto',
+  crowded = false,
+): { sendTo: number[]; recvFrom: number[] } {
   if (nranks === 1) return { sendTo: [], recvFrom: [] };
   if (op === 'alltoall') {
     const others = [...Array(nranks).keys()].filter((r) => r !== rank);
@@ -74,7 +91,10 @@ export function neededPeers(op: BenchOp, rank: number, nranks: number, algo: Ben
   }
   const sendTo = new Set([mod(rank + 1, nranks)]);
   const recvFrom = new Set([mod(rank - 1, nranks)]);
-  if (op === 'all_reduce' && (algo === 'halving-doubling' || (algo === 'auto' && autoHalvingDoubling(nranks, crowded)))) {
+  if (
+    op === 'all_reduce' &&
+    (algo === 'halving-doubling' || (algo === 'auto' && autoHalvingDoubling(nranks, crowded)))
+  ) {
     for (const partner of halvingDoublingPartners(rank, nranks)) {
       sendTo.add(partner);
       recvFrom.add(partner);

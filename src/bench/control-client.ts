@@ -24,7 +24,10 @@ export class ControlClient extends ControlChannel {
       try {
         return await new Promise<net.Socket>((resolve, reject) => {
           const socket = net.connect({ host: masterAddr, port: masterPort });
-          const timer = setTimeout(() => socket.destroy(new Error('connect timed out')), Math.max(1, deadline - Date.now()));
+          const timer = setTimeout(
+            () => socket.destroy(new Error('connect timed out')),
+            Math.max(1, deadline - Date.now()),
+          );
           socket.once('connect', () => {
             clearTimeout(timer);
             socket.removeAllListeners('error');
@@ -62,14 +65,29 @@ export class ControlClient extends ControlChannel {
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
-      if (!this.done) latch.trip(`${this.describe(0)} exited or closed the control connection (rendezvous ${this.options.masterAddr}:${this.options.masterPort})`);
+      if (!this.done)
+        latch.trip(
+          `${this.describe(0)} exited or closed the control connection (rendezvous ${this.options.masterAddr}:${this.options.masterPort})`,
+        );
     });
     latch.onTrip((error) => {
       if (!this.done) send(socket, { t: 'abort', message: error.message });
     });
     const self = await this.options.startDataListener(socket.localAddress ?? '127.0.0.1');
-    send(socket, { t: 'hello', size, info: { rank, host: this.options.host, pid: this.options.pid, cores: this.options.cores, ...self } });
-    const timer = setTimeout(() => latch.trip(this.timeoutError(`rank ${rank} (host ${this.options.host}): rendezvous did not complete (rank 0 is still waiting for other ranks)`)), Math.max(1, deadline - Date.now()));
+    send(socket, {
+      t: 'hello',
+      size,
+      info: { rank, host: this.options.host, pid: this.options.pid, cores: this.options.cores, ...self },
+    });
+    const timer = setTimeout(
+      () =>
+        latch.trip(
+          this.timeoutError(
+            `rank ${rank} (host ${this.options.host}): rendezvous did not complete (rank 0 is still waiting for other ranks)`,
+          ),
+        ),
+      Math.max(1, deadline - Date.now()),
+    );
     try {
       await latch.guard(gotPeers);
     } finally {
@@ -81,7 +99,10 @@ export class ControlClient extends ControlChannel {
     const result = new Promise<number[]>((resolve) => this.sumWaiters.push(resolve));
     send(this.socket!, { t: 'sum', v: values });
     // Rank 0 runs the same watchdog and names the late rank; this one only covers a silent rank 0.
-    const timer = setTimeout(() => this.options.latch.trip(this.timeoutError(`${this.describe(0)} did not answer`)), (this.options.timeoutS + 2) * 1000);
+    const timer = setTimeout(
+      () => this.options.latch.trip(this.timeoutError(`${this.describe(0)} did not answer`)),
+      (this.options.timeoutS + 2) * 1000,
+    );
     try {
       return await this.options.latch.guard(result);
     } finally {

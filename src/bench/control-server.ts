@@ -30,13 +30,28 @@ export class ControlServer extends ControlChannel {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
-        const reason = error.code === 'EADDRINUSE' ? 'address already in use' : error.code === 'EADDRNOTAVAIL' ? 'no such local address' : error.message;
-        reject(new EnvironmentError(`rank 0 (host ${this.options.host}) cannot listen for the rendezvous on ${masterAddr}:${masterPort}: ${reason}`));
+        const reason =
+          error.code === 'EADDRINUSE'
+            ? 'address already in use'
+            : error.code === 'EADDRNOTAVAIL'
+              ? 'no such local address'
+              : error.message;
+        reject(
+          new EnvironmentError(
+            `rank 0 (host ${this.options.host}) cannot listen for the rendezvous on ${masterAddr}:${masterPort}: ${reason}`,
+          ),
+        );
       });
       server.listen({ host: masterAddr, port: masterPort, exclusive: true }, () => resolve());
     });
     const self = await this.options.startDataListener(masterAddr);
-    hellos.set(0, { rank: 0, host: this.options.host, pid: this.options.pid, cores: this.options.cores, ...self });
+    hellos.set(0, {
+      rank: 0,
+      host: this.options.host,
+      pid: this.options.pid,
+      cores: this.options.cores,
+      ...self,
+    });
 
     const everyone = new Promise<void>((resolve) => {
       if (hellos.size === size) resolve();
@@ -48,7 +63,10 @@ export class ControlServer extends ControlChannel {
           if (message.t === 'hello') {
             rank = message.info.rank;
             if (message.size !== size || rank < 1 || rank >= size || hellos.has(rank)) {
-              const why = message.size !== size ? `says the job has ${message.size} ranks, rank 0 says ${size}` : `is a duplicate or out of range`;
+              const why =
+                message.size !== size
+                  ? `says the job has ${message.size} ranks, rank 0 says ${size}`
+                  : `is a duplicate or out of range`;
               latch.trip(`rendezvous: rank ${rank} from host ${message.info.host} ${why}`);
               return;
             }
@@ -68,7 +86,11 @@ export class ControlServer extends ControlChannel {
     latch.onTrip((error) => this.broadcastAbort(error.message));
     const timer = setTimeout(() => {
       const missing = [...Array(size).keys()].filter((r) => !hellos.has(r));
-      latch.trip(this.timeoutError(`rendezvous at ${masterAddr}:${masterPort}: rank(s) ${missing.join(', ')} of ${size} did not join`));
+      latch.trip(
+        this.timeoutError(
+          `rendezvous at ${masterAddr}:${masterPort}: rank(s) ${missing.join(', ')} of ${size} did not join`,
+        ),
+      );
     }, timeoutS * 1000);
     try {
       await latch.guard(everyone);
@@ -110,8 +132,12 @@ export class ControlServer extends ControlChannel {
     const result = new Promise<number[]>((resolve) => this.localQueue.push({ values, resolve }));
     this.trySum();
     const timer = setTimeout(() => {
-      const late = [...Array(this.options.size).keys()].filter((r) => r > 0 && (this.queued.get(r)?.length ?? 0) === 0);
-      this.options.latch.trip(this.timeoutError(`${late.map((r) => this.describe(r)).join(', ')} did not reach the same step`));
+      const late = [...Array(this.options.size).keys()].filter(
+        (r) => r > 0 && (this.queued.get(r)?.length ?? 0) === 0,
+      );
+      this.options.latch.trip(
+        this.timeoutError(`${late.map((r) => this.describe(r)).join(', ')} did not reach the same step`),
+      );
     }, this.options.timeoutS * 1000);
     try {
       return await this.options.latch.guard(result);
@@ -132,7 +158,8 @@ export class ControlServer extends ControlChannel {
     this.done = true;
     // Let each rank close its end first so none of them sees rank 0 vanish mid-message.
     const closing = [...this.sockets.values()].map(
-      (socket) => new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve()))),
+      (socket) =>
+        new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve()))),
     );
     const grace = new Promise<void>((resolve) => setTimeout(resolve, 2000).unref());
     await Promise.race([Promise.all(closing), grace]);

@@ -108,7 +108,13 @@ export class DataSocket {
         if (request.filled < request.view.length) {
           let bytes: number;
           try {
-            bytes = fs.readSync(this.fd, request.view, request.filled, request.view.length - request.filled, null);
+            bytes = fs.readSync(
+              this.fd,
+              request.view,
+              request.filled,
+              request.view.length - request.filled,
+              null,
+            );
           } catch (error) {
             if (wouldBlock(error)) break;
             this.fd = -1;
@@ -177,7 +183,8 @@ export class DataSocket {
     return {
       buffer: () => {
         const request = this.leftover ? undefined : this.posted[this.head];
-        if (request && request.view.length - request.filled >= DIRECT_READ_MIN_BYTES) return request.view.subarray(request.filled);
+        if (request && request.view.length - request.filled >= DIRECT_READ_MIN_BYTES)
+          return request.view.subarray(request.filled);
         return staging;
       },
       callback: (bytes, buffer) => this.onRead(buffer.subarray(0, bytes)),
@@ -292,7 +299,9 @@ export class DataSocket {
       while (offset < chunk.length && this.waiting) {
         const request = this.posted[this.head]!;
         const n = Math.min(request.view.length - request.filled, chunk.length - offset);
-        const inPlace = chunk.buffer === request.view.buffer && chunk.byteOffset + offset === request.view.byteOffset + request.filled;
+        const inPlace =
+          chunk.buffer === request.view.buffer &&
+          chunk.byteOffset + offset === request.view.byteOffset + request.filled;
         if (!inPlace) request.view.set(chunk.subarray(offset, offset + n), request.filled);
         request.filled += n;
         offset += n;

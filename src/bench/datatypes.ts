@@ -7,7 +7,12 @@ import type { DataType, NumericArray, ReduceOp } from './types.js';
 export const ELEMENT_BYTES: Record<DataType, number> = { float: 4, double: 8, int32: 4 };
 
 /** A typed view of `count` elements starting at `byteOffset` of `bytes` (which must be aligned). */
-export function typedView(bytes: Uint8Array, dataType: DataType, byteOffset = 0, count?: number): NumericArray {
+export function typedView(
+  bytes: Uint8Array,
+  dataType: DataType,
+  byteOffset = 0,
+  count?: number,
+): NumericArray {
   const size = ELEMENT_BYTES[dataType];
   const n = count ?? Math.floor((bytes.byteLength - byteOffset) / size);
   const offset = bytes.byteOffset + byteOffset;

@@ -20,7 +20,11 @@ const ROUND_OFFSET = 200;
 
 /** Input element `index` of `rank` in check round `seed`. */
 export function inputValue(rank: number, index: number, seed: number): number {
-  return ((index * 7 + rank * 13 + seed * 5) % PERIOD) - (PERIOD - 1) / 2 + (seed % 2 === 0 ? ROUND_OFFSET : -ROUND_OFFSET);
+  return (
+    ((index * 7 + rank * 13 + seed * 5) % PERIOD) -
+    (PERIOD - 1) / 2 +
+    (seed % 2 === 0 ? ROUND_OFFSET : -ROUND_OFFSET)
+  );
 }
 
 /** Fill `view` with rank's input elements firstIndex, firstIndex+1, ... */
@@ -29,9 +33,14 @@ export function fillInput(view: NumericArray, rank: number, seed: number, firstI
 }
 
 /** The reduction over all ranks of input element `index`. */
-export function reducedValue(index: number, nranks: number, op: ReduceOp, dataType: DataType, seed: number): number {
+export function reducedValue(
+  index: number,
+  nranks: number,
+  op: ReduceOp,
+  dataType: DataType,
+  seed: number,
+): number {
   let acc = inputValue(0, index, seed);
   for (let r = 1; r < nranks; r++) acc = combine(acc, inputValue(r, index, seed), op, dataType);
   return acc;
 }
-

@@ -34,7 +34,10 @@ export function floatStr(value: number, width: number): string {
   if (power < width + 1) return pad(value.toFixed(0), width);
   const [mantissa = '0', exp = '0'] = value.toExponential(1).split('e');
   const expNumber = Number(exp);
-  return pad(`${mantissa}e${expNumber < 0 ? '-' : '+'}${String(Math.abs(expNumber)).padStart(2, '0')}`, width);
+  return pad(
+    `${mantissa}e${expNumber < 0 ? '-' : '+'}${String(Math.abs(expNumber)).padStart(2, '0')}`,
+    width,
+  );
 }
 
 export interface HeaderInfo {
@@ -47,7 +50,9 @@ export interface HeaderInfo {
 
 /** How long each size settles before it is timed (settle.ts), as the first header line says it. */
 function settleNote(settleMs: number): string {
-  return settleMs > 0 ? `, settle ${settleMs / 1000} s before the first size and ${(settleMs * LATER_CELL_SHARE) / 1000} s before the others (at most ${SETTLE_ITERS} untimed iterations each)` : ', no settling';
+  return settleMs > 0
+    ? `, settle ${settleMs / 1000} s before the first size and ${(settleMs * LATER_CELL_SHARE) / 1000} s before the others (at most ${SETTLE_ITERS} untimed iterations each)`
+    : ', no settling';
 }
 
 /** Which schedule all_reduce runs at which sizes (collective.ts allReduceSchedule), for the first header line. */
@@ -77,7 +82,9 @@ export function formatHeader(info: HeaderInfo): string {
   for (const peer of peers) {
     const local = localIndex.get(peer.host) ?? 0;
     localIndex.set(peer.host, local + 1);
-    lines.push(`#  Rank ${pad(peer.rank, 2)} Group  0 Pid ${pad(peer.pid, 6)} on ${pad(peer.host, 10)} device ${pad(local, 2)} [0000:00:00] ${device} ${peer.addr}:${peer.port}`);
+    lines.push(
+      `#  Rank ${pad(peer.rank, 2)} Group  0 Pid ${pad(peer.pid, 6)} on ${pad(peer.host, 10)} device ${pad(local, 2)} [0000:00:00] ${device} ${peer.addr}:${peer.port}`,
+    );
   }
   lines.push(
     '#',

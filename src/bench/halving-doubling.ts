@@ -16,7 +16,15 @@
  * Each step's block is cut into slices over the K sockets to the partner; a step ends when all
  * its slices have arrived (a partner pair never shares a socket with another step in flight).
  */
-import { completion, elementBytes, elems, reduceBytes, sliceCount, sliceRange, type CollContext } from './coll-context.js';
+import {
+  completion,
+  elementBytes,
+  elems,
+  reduceBytes,
+  sliceCount,
+  sliceRange,
+  type CollContext,
+} from './coll-context.js';
 
 export const isPowerOfTwo = (n: number): boolean => n > 0 && (n & (n - 1)) === 0;
 
@@ -31,9 +39,15 @@ export function foldShape(nranks: number): { pow2: number; extra: number } {
  * The rank's place in the power-of-two schedule (its "new rank"), or its fold partner when it
  * is one of the even ranks below 2r that hand their data over and wait.
  */
-export function foldRole(rank: number, nranks: number): { active: true; newRank: number; foldedFrom?: number } | { active: false; foldsInto: number } {
+export function foldRole(
+  rank: number,
+  nranks: number,
+): { active: true; newRank: number; foldedFrom?: number } | { active: false; foldsInto: number } {
   const { extra } = foldShape(nranks);
-  if (rank < 2 * extra) return rank % 2 === 0 ? { active: false, foldsInto: rank + 1 } : { active: true, newRank: rank >> 1, foldedFrom: rank - 1 };
+  if (rank < 2 * extra)
+    return rank % 2 === 0
+      ? { active: false, foldsInto: rank + 1 }
+      : { active: true, newRank: rank >> 1, foldedFrom: rank - 1 };
   return { active: true, newRank: rank - extra };
 }
 
@@ -49,7 +63,8 @@ export function halvingDoublingPartners(rank: number, nranks: number): number[] 
   if (!role.active) return [role.foldsInto];
   const { pow2 } = foldShape(nranks);
   const partners: number[] = role.foldedFrom === undefined ? [] : [role.foldedFrom];
-  for (let distance = pow2 >> 1; distance >= 1; distance >>= 1) partners.push(realRank(role.newRank ^ distance, nranks));
+  for (let distance = pow2 >> 1; distance >= 1; distance >>= 1)
+    partners.push(realRank(role.newRank ^ distance, nranks));
   return partners;
 }
 
@@ -87,7 +102,13 @@ export async function allReduceHalvingDoubling(ctx: CollContext): Promise<void> 
   const none: [number, number] = [0, 0];
 
   /** Send elements [s0, s1) of `from` to `peer` and receive [r0, r1) from it, slice by slice. */
-  const exchange = async (peer: number, from: Uint8Array, [s0, s1]: [number, number], [r0, r1]: [number, number], onSlice: (e0: number, e1: number, incoming: Uint8Array | undefined) => Uint8Array | undefined): Promise<void> => {
+  const exchange = async (
+    peer: number,
+    from: Uint8Array,
+    [s0, s1]: [number, number],
+    [r0, r1]: [number, number],
+    onSlice: (e0: number, e1: number, incoming: Uint8Array | undefined) => Uint8Array | undefined,
+  ): Promise<void> => {
     const sendSlices = s1 > s0 ? sliceCount(ctx, s1 - s0) : 0;
     const recvSlices = r1 > r0 ? sliceCount(ctx, r1 - r0) : 0;
     for (let j = 0; j < sendSlices; j++) {
@@ -109,10 +130,12 @@ export async function allReduceHalvingDoubling(ctx: CollContext): Promise<void> 
     await mesh.until(finished);
   };
   /** Reduce incoming slices into recv against `source`; receive nothing straight into place. */
-  const reducing = (source: Uint8Array) => (e0: number, e1: number, incoming: Uint8Array | undefined): undefined => {
-    if (incoming) reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, source, e0, e1), incoming);
-    return undefined;
-  };
+  const reducing =
+    (source: Uint8Array) =>
+    (e0: number, e1: number, incoming: Uint8Array | undefined): undefined => {
+      if (incoming) reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, source, e0, e1), incoming);
+      return undefined;
+    };
   const intoPlace = (e0: number, e1: number): Uint8Array => elems(ctx, recv, e0, e1);
 
   const role = foldRole(rank, nranks);

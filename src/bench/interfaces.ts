@@ -8,7 +8,9 @@ export function interfaceAddress(ifname: string): string {
   const v4 = entries?.find((entry) => entry.family === 'IPv4');
   if (!v4) {
     const names = Object.keys(all).join(', ');
-    throw new EnvironmentError(`--ifname ${ifname}: no such interface with an IPv4 address on host ${os.hostname()} (have: ${names})`);
+    throw new EnvironmentError(
+      `--ifname ${ifname}: no such interface with an IPv4 address on host ${os.hostname()} (have: ${names})`,
+    );
   }
   return v4.address;
 }

@@ -58,14 +58,18 @@ export function detectLaunch(env: NodeJS.ProcessEnv, rendezvous?: string): Launc
     // Half a pair is a broken launch, not a one-rank job (except Slurm's SLURM_NTASKS in an
     // salloc shell, where no task has been started yet).
     if ((r === undefined) !== (s === undefined) && candidate.source !== 'Slurm') {
-      const [set, missing] = r === undefined ? [candidate.size, candidate.rank] : [candidate.rank, candidate.size];
-      throw new UsageError(`${set}=${env[set]} is set but ${missing} is not (${candidate.source} sets both); set both or neither`);
+      const [set, missing] =
+        r === undefined ? [candidate.size, candidate.rank] : [candidate.rank, candidate.size];
+      throw new UsageError(
+        `${set}=${env[set]} is set but ${missing} is not (${candidate.source} sets both); set both or neither`,
+      );
     }
     if (r === undefined || s === undefined) continue;
     if (s < 1 || r >= s) throw new UsageError(`${candidate.rank}=${r} is not below ${candidate.size}=${s}`);
     rank = r;
     size = s;
-    source = candidate.source === 'torchrun' && env[LOCAL_LAUNCH_VARIABLE] ? `local (--np ${s})` : candidate.source;
+    source =
+      candidate.source === 'torchrun' && env[LOCAL_LAUNCH_VARIABLE] ? `local (--np ${s})` : candidate.source;
     break;
   }
   let masterAddr = env.MASTER_ADDR?.trim() || '127.0.0.1';
@@ -73,8 +77,10 @@ export function detectLaunch(env: NodeJS.ProcessEnv, rendezvous?: string): Launc
   const portText = env.MASTER_PORT?.trim();
   if (portText) {
     masterPort = Number(portText);
-    if (!/^\d+$/.test(portText) || masterPort < 1 || masterPort > 65535) throw new UsageError(`invalid MASTER_PORT: "${portText}" (expected a port number 1..65535)`);
+    if (!/^\d+$/.test(portText) || masterPort < 1 || masterPort > 65535)
+      throw new UsageError(`invalid MASTER_PORT: "${portText}" (expected a port number 1..65535)`);
   }
-  if (rendezvous !== undefined) ({ host: masterAddr, port: masterPort } = parseHostPort(rendezvous, '--rendezvous'));
+  if (rendezvous !== undefined)
+    ({ host: masterAddr, port: masterPort } = parseHostPort(rendezvous, '--rendezvous'));
   return { rank, size, source, masterAddr, masterPort };
 }

@@ -27,7 +27,8 @@ export interface LocalLaunchResult {
 }
 
 /** Variables of outer launchers that would override our own rank assignment. */
-const LAUNCHER_VARIABLES = /^(OMPI_COMM_WORLD_|PMI_|PMIX_RANK|SLURM_PROCID|SLURM_NTASKS|LOCAL_RANK|RANK$|WORLD_SIZE$|MASTER_ADDR$|MASTER_PORT$|AIFABRIC_LOCAL_NP$)/;
+const LAUNCHER_VARIABLES =
+  /^(OMPI_COMM_WORLD_|PMI_|PMIX_RANK|SLURM_PROCID|SLURM_NTASKS|LOCAL_RANK|RANK$|WORLD_SIZE$|MASTER_ADDR$|MASTER_PORT$|AIFABRIC_LOCAL_NP$)/;
 
 export async function freeLoopbackPort(): Promise<number> {
   const server = net.createServer();
@@ -43,12 +44,14 @@ export async function freeLoopbackPort(): Promise<number> {
 export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLaunchResult> {
   const port = await freeLoopbackPort();
   const baseEnv: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(options.env ?? process.env)) if (!LAUNCHER_VARIABLES.test(key)) baseEnv[key] = value;
+  for (const [key, value] of Object.entries(options.env ?? process.env))
+    if (!LAUNCHER_VARIABLES.test(key)) baseEnv[key] = value;
   const children: ChildProcess[] = [];
   const results: (number | string)[] = new Array<number | string>(options.np).fill(-1);
   let killTimer: NodeJS.Timeout | undefined;
   const forward = (signal: NodeJS.Signals) => () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   // Ctrl-C (or a TERM from a batch system) ends the run as it ends a one-rank run: 128 + signal.
   let interrupted: number | undefined;
@@ -98,7 +101,8 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
     });
     await Promise.all(exits);
     const stdout0 = children[0]?.stdout;
-    if (stdout0 && !stdout0.readableEnded) await new Promise<void>((resolve) => stdout0.once('end', () => resolve()));
+    if (stdout0 && !stdout0.readableEnded)
+      await new Promise<void>((resolve) => stdout0.once('end', () => resolve()));
     await errors.drained();
     errors.summarise();
   } finally {
@@ -106,7 +110,11 @@ export async function launchLocal(options: LocalLaunchOptions): Promise<LocalLau
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
-  return { exitCode: interrupted ?? combinedExitCode(results), ranks: results, pids: children.map((child) => child.pid ?? -1) };
+  return {
+    exitCode: interrupted ?? combinedExitCode(results),
+    ranks: results,
+    pids: children.map((child) => child.pid ?? -1),
+  };
 }
 
 /**
@@ -127,7 +135,8 @@ class FirstErrorOnly {
   follow(stream: NodeJS.ReadableStream, rank: number): void {
     let partial = '';
     const onLine = (line: string): void => {
-      if (line.startsWith('aifabric: ') && process.env.AIFABRIC_DEBUG !== '1') this.errors.push({ rank, line });
+      if (line.startsWith('aifabric: ') && process.env.AIFABRIC_DEBUG !== '1')
+        this.errors.push({ rank, line });
       else this.out.write(`${line}\n`);
     };
     this.pending.push(
@@ -159,13 +168,15 @@ class FirstErrorOnly {
       const match = /\brank (\d+) \(host /.exec(line);
       return match ? Number(match[1]) : undefined;
     };
-    const cause = this.errors.find((error) => {
-      const rank = blamed(error.line);
-      return rank !== undefined && !spoke.has(rank);
-    }) ?? this.errors[0]!;
+    const cause =
+      this.errors.find((error) => {
+        const rank = blamed(error.line);
+        return rank !== undefined && !spoke.has(rank);
+      }) ?? this.errors[0]!;
     this.out.write(`${cause.line}\n`);
     const others = this.errors.length - 1;
-    if (others > 0) this.out.write(`aifabric: (${others} more rank(s) stopped with it; AIFABRIC_DEBUG=1 prints each)\n`);
+    if (others > 0)
+      this.out.write(`aifabric: (${others} more rank(s) stopped with it; AIFABRIC_DEBUG=1 prints each)\n`);
   }
 }
 

@@ -104,7 +104,8 @@ export class Mesh {
 
   private find(links: Map<number, DataSocket[]>, peer: number, index: number, what: string): DataSocket {
     const socket = links.get(peer)?.[index % this.socketsPerPeer];
-    if (!socket) throw new Error(`internal: no data connection to ${what} rank ${peer} from rank ${this.rank}`);
+    if (!socket)
+      throw new Error(`internal: no data connection to ${what} rank ${peer} from rank ${this.rank}`);
     return socket;
   }
 
@@ -121,11 +122,15 @@ export class Mesh {
   private newLink(peer: number): DataSocket {
     return new DataSocket(
       (error) => {
-        if (!this.closing) this.latch.trip(`connection to ${this.describe(peer)} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+        if (!this.closing)
+          this.latch.trip(
+            `connection to ${this.describe(peer)} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          );
       },
       () => this.checkFlushed(),
       () => {
-        if (!this.closing) this.latch.trip(`${this.describe(peer)} closed its data connection (exited or was killed)`);
+        if (!this.closing)
+          this.latch.trip(`${this.describe(peer)} closed its data connection (exited or was killed)`);
       },
     );
   }
@@ -133,10 +138,12 @@ export class Mesh {
   private watch(peer: number, socket: net.Socket): void {
     socket.setNoDelay(true);
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (!this.closing) this.latch.trip(`connection to ${this.describe(peer)} failed: ${error.code ?? error.message}`);
+      if (!this.closing)
+        this.latch.trip(`connection to ${this.describe(peer)} failed: ${error.code ?? error.message}`);
     });
     socket.on('close', () => {
-      if (!this.closing) this.latch.trip(`${this.describe(peer)} closed its data connection (exited or was killed)`);
+      if (!this.closing)
+        this.latch.trip(`${this.describe(peer)} closed its data connection (exited or was killed)`);
     });
   }
 
@@ -150,7 +157,12 @@ export class Mesh {
    * Open K connections to each rank in `recvFrom` and accept K from each rank in `sendTo`;
    * resolves when all are up.
    */
-  async connect(accepted: AcceptQueue, sendTo: number[], recvFrom: number[], localAddress: string | undefined): Promise<void> {
+  async connect(
+    accepted: AcceptQueue,
+    sendTo: number[],
+    recvFrom: number[],
+    localAddress: string | undefined,
+  ): Promise<void> {
     const expected = (sendTo.length + recvFrom.length) * this.socketsPerPeer;
     let ready = 0;
     let markReady: () => void = () => undefined;
@@ -185,7 +197,12 @@ export class Mesh {
       const info = this.peers[peer]!;
       for (let index = 0; index < this.socketsPerPeer; index++) {
         const link = this.newLink(peer);
-        const socket = net.connect({ host: info.addr, port: info.port, onread: link.readOptions(), ...(localAddress ? { localAddress } : {}) });
+        const socket = net.connect({
+          host: info.addr,
+          port: info.port,
+          onread: link.readOptions(),
+          ...(localAddress ? { localAddress } : {}),
+        });
         link.socket = socket;
         this.watch(peer, socket);
         this.store(this.recvLinks, peer, index, link);
@@ -197,7 +214,13 @@ export class Mesh {
       }
     }
     const names = [...new Set([...sendTo, ...recvFrom])].map((p) => this.describe(p)).join(', ');
-    const timer = setTimeout(() => this.latch.trip(`rank ${this.rank}: data connections with ${names} not established within ${this.timeoutS} s (--timeout)`), this.timeoutS * 1000);
+    const timer = setTimeout(
+      () =>
+        this.latch.trip(
+          `rank ${this.rank}: data connections with ${names} not established within ${this.timeoutS} s (--timeout)`,
+        ),
+      this.timeoutS * 1000,
+    );
     try {
       await this.latch.guard(allReady);
     } finally {
@@ -209,7 +232,9 @@ export class Mesh {
       if (links.every((link) => link.startPolling())) {
         this.polled = links;
         shortenTimerSlack();
-      } else for (const link of links) if (link.polling) throw new Error('internal: poll mode on some data connections only');
+      } else
+        for (const link of links)
+          if (link.polling) throw new Error('internal: poll mode on some data connections only');
     }
     this.startWatchdog();
   }
@@ -278,17 +303,22 @@ export class Mesh {
 
   /** While we wait on a peer and it sends nothing for --timeout, give up naming that peer. */
   private startWatchdog(): void {
-    this.watchdog = setInterval(() => {
-      const now = Date.now();
-      for (const [peer, link] of this.allLinks()) {
-        const waiting = link.waiting || link.pendingWrites > 0;
-        if (!waiting) link.lastProgress = now;
-        else if (now - link.lastProgress > this.timeoutS * 1000) {
-          this.latch.trip(`rank ${this.rank}: no progress from ${this.describe(peer)} for ${this.timeoutS} s (--timeout)`);
-          return;
+    this.watchdog = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [peer, link] of this.allLinks()) {
+          const waiting = link.waiting || link.pendingWrites > 0;
+          if (!waiting) link.lastProgress = now;
+          else if (now - link.lastProgress > this.timeoutS * 1000) {
+            this.latch.trip(
+              `rank ${this.rank}: no progress from ${this.describe(peer)} for ${this.timeoutS} s (--timeout)`,
+            );
+            return;
+          }
         }
-      }
-    }, Math.min(1000, this.timeoutS * 250));
+      },
+      Math.min(1000, this.timeoutS * 250),
+    );
     this.watchdog.unref();
   }
 

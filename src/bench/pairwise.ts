@@ -8,14 +8,18 @@
  * large receive the kernel copies straight into place.
  */
 
-const unsliced = (ctx: CollContext, count: number): number => sliceCount({ ...ctx, sliceBytes: Infinity }, count);
+const unsliced = (ctx: CollContext, count: number): number =>
+  sliceCount({ ...ctx, sliceBytes: Infinity }, count);
 import { completion, elems, mod, sliceCount, sliceRange, type CollContext } from './coll-context.js';
 
 export async function alltoall(ctx: CollContext): Promise<void> {
   const { mesh, rank, nranks, count } = ctx;
   const source = ctx.inPlace ? ctx.work : ctx.send;
   if (ctx.inPlace) source.set(elems(ctx, ctx.recv, 0, count * nranks));
-  if (!ctx.inPlace) elems(ctx, ctx.recv, rank * count, (rank + 1) * count).set(elems(ctx, source, rank * count, (rank + 1) * count));
+  if (!ctx.inPlace)
+    elems(ctx, ctx.recv, rank * count, (rank + 1) * count).set(
+      elems(ctx, source, rank * count, (rank + 1) * count),
+    );
   if (nranks === 1) return;
   const slices = unsliced(ctx, count);
   const finished = completion(slices * (nranks - 1));

@@ -11,11 +11,34 @@ export interface BenchTcpMetrics {
   avgBusbwGBps: number;
 }
 
-export function benchResult(params: BenchParams, run: RankRunResult, launcher: string, ifname?: string, ops: readonly BenchOp[] = [params.op]): ResultEnvelope<BenchTcpMetrics> {
-  const ranks: Pick<RankInfo, 'rank' | 'host' | 'pid'>[] = run.peers.map(({ rank, host, pid }) => ({ rank, host, pid }));
+export function benchResult(
+  params: BenchParams,
+  run: RankRunResult,
+  launcher: string,
+  ifname?: string,
+  ops: readonly BenchOp[] = [params.op],
+): ResultEnvelope<BenchTcpMetrics> {
+  const ranks: Pick<RankInfo, 'rank' | 'host' | 'pid'>[] = run.peers.map(({ rank, host, pid }) => ({
+    rank,
+    host,
+    pid,
+  }));
   return makeResult(
     'bench.tcp',
-    { ...params, ...(ops.length > 1 ? { ops } : {}), nranks: run.size, launcher, ifname: ifname ?? null, ranks },
-    { op: ops.join(','), nranks: run.size, rows: run.rows, outOfBounds: run.outOfBounds, avgBusbwGBps: run.avgBusbwGBps },
+    {
+      ...params,
+      ...(ops.length > 1 ? { ops } : {}),
+      nranks: run.size,
+      launcher,
+      ifname: ifname ?? null,
+      ranks,
+    },
+    {
+      op: ops.join(','),
+      nranks: run.size,
+      rows: run.rows,
+      outOfBounds: run.outOfBounds,
+      avgBusbwGBps: run.avgBusbwGBps,
+    },
   );
 }

@@ -14,7 +14,10 @@ export async function allReduce(ctx: CollContext): Promise<void> {
     return;
   }
   // Chunk boundaries need not divide evenly: chunk c is [floor(c*count/n), floor((c+1)*count/n)).
-  const chunkRange = (c: number): [number, number] => [Math.floor((c * count) / nranks), Math.floor(((c + 1) * count) / nranks)];
+  const chunkRange = (c: number): [number, number] => [
+    Math.floor((c * count) / nranks),
+    Math.floor(((c + 1) * count) / nranks),
+  ];
   const reduceSteps = nranks - 1;
   await runRing(ctx, {
     steps: 2 * (nranks - 1),
@@ -23,7 +26,8 @@ export async function allReduce(ctx: CollContext): Promise<void> {
     // Step 0 sends our own input; later steps forward what we just reduced or received.
     sendView: (u, _c, e0, e1) => elems(ctx, u === 0 ? send : recv, e0, e1),
     recvDirect: (u, _c, e0, e1) => (u < reduceSteps ? undefined : elems(ctx, recv, e0, e1)),
-    reduce: (_u, _c, e0, e1, incoming) => reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, send, e0, e1), incoming),
+    reduce: (_u, _c, e0, e1, incoming) =>
+      reduceBytes(ctx, elems(ctx, recv, e0, e1), elems(ctx, send, e0, e1), incoming),
   });
 }
 

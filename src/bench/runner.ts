@@ -99,7 +99,10 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
         return { addr: host, port: address.port };
       },
     };
-    control = identity.rank === 0 ? await ControlServer.open(controlOptions) : await ControlClient.open(controlOptions);
+    control =
+      identity.rank === 0
+        ? await ControlServer.open(controlOptions)
+        : await ControlClient.open(controlOptions);
     const peers = control.peers;
     checkRoot(params, identity.size, options.ops ?? [params.op]);
     if (identity.rank === 0) options.onPeers?.(peers);
@@ -107,7 +110,13 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
     const ops = options.ops ?? [params.op];
     mesh = new Mesh(identity.rank, peers, params.sockets, latch, params.timeoutS, options.progress ?? 'poll');
     const crowded = hostsCrowded(peers);
-    const { sendTo, recvFrom } = unionOfPeers(ops, identity.rank, identity.size, params.algo ?? 'auto', crowded);
+    const { sendTo, recvFrom } = unionOfPeers(
+      ops,
+      identity.rank,
+      identity.size,
+      params.algo ?? 'auto',
+      crowded,
+    );
     await mesh.connect(accepted, sendTo, recvFrom, bindAddress);
     await control.allSum([]);
 
@@ -119,7 +128,13 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
       for (const op of ops) {
         if (identity.rank === 0) options.onSweepStart?.(op, cycle);
         // Later cycles of -N run on code compiled by the first: no settling again.
-        const sweepRows = await sweep(options, { ...params, op, settleMs: cycle === 0 ? params.settleMs : 0 }, control, mesh, buffers);
+        const sweepRows = await sweep(
+          options,
+          { ...params, op, settleMs: cycle === 0 ? params.settleMs : 0 },
+          control,
+          mesh,
+          buffers,
+        );
         const summary = summarise(sweepRows);
         total.outOfBounds += summary.outOfBounds;
         total.busbw += summary.avgBusbwGBps * 2 * sweepRows.length;
@@ -142,7 +157,10 @@ export async function runBenchRank(options: RankRunOptions): Promise<RankRunResu
     // The first fault explains the run; errors it caused downstream would only confuse.
     const first = latch.fault ?? error;
     // Anything else (bad --root, a bug) is told to the other ranks too, so none waits for us.
-    if (!latch.fault) latch.trip(`rank ${identity.rank} (host ${host}) stopped: ${error instanceof Error ? error.message : String(error)}`);
+    if (!latch.fault)
+      latch.trip(
+        `rank ${identity.rank} (host ${host}) stopped: ${error instanceof Error ? error.message : String(error)}`,
+      );
     throw first;
   } finally {
     mesh?.close();
@@ -166,7 +184,13 @@ function summarise(rows: BenchRow[]): SweepSummary {
 }
 
 /** The peers every op of the list needs (the ring's neighbours, everyone for alltoall). */
-function unionOfPeers(ops: readonly BenchOp[], rank: number, nranks: number, algo: BenchAlgo, crowded: boolean): { sendTo: number[]; recvFrom: number[] } {
+function unionOfPeers(
+  ops: readonly BenchOp[],
+  rank: number,
+  nranks: number,
+  algo: BenchAlgo,
+  crowded: boolean,
+): { sendTo: number[]; recvFrom: number[] } {
   const sendTo = new Set<number>();
   const recvFrom = new Set<number>();
   for (const op of ops) {
@@ -199,19 +223,43 @@ function allocate(params: BenchParams): Buffers {
   const aligned = Math.ceil(capacity / 64) * 64;
   const scratchBytes = aligned + 65536;
   const simd = createSimdArena(3 * aligned + scratchBytes);
-  if (!simd) return { sendBase: new Uint8Array(capacity), recvBase: new Uint8Array(capacity), work: new Uint8Array(capacity), scratch: new Uint8Array(0), simd, checkRounds: 0 };
-  const region = (index: number, bytes: number): Uint8Array => new Uint8Array(simd.buffer, index * aligned, bytes);
-  return { sendBase: region(0, capacity), recvBase: region(1, capacity), work: region(2, capacity), scratch: region(3, scratchBytes), simd, checkRounds: 0 };
+  if (!simd)
+    return {
+      sendBase: new Uint8Array(capacity),
+      recvBase: new Uint8Array(capacity),
+      work: new Uint8Array(capacity),
+      scratch: new Uint8Array(0),
+      simd,
+      checkRounds: 0,
+    };
+  const region = (index: number, bytes: number): Uint8Array =>
+    new Uint8Array(simd.buffer, index * aligned, bytes);
+  return {
+    sendBase: region(0, capacity),
+    recvBase: region(1, capacity),
+    work: region(2, capacity),
+    scratch: region(3, scratchBytes),
+    simd,
+    checkRounds: 0,
+  };
 }
 
 /** Every rank checks --root right after the rendezvous, before any data moves, and stops alike. */
 function checkRoot(params: BenchParams, nranks: number, ops: readonly BenchOp[]): void {
   if (ops.some(usesRoot) && params.root >= nranks) {
-    throw new UsageError(`invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`);
+    throw new UsageError(
+      `invalid value for --root: ${params.root} (this job has ${nranks} ranks: 0..${nranks - 1})`,
+    );
   }
 }
 
-async function sweep(options: RankRunOptions, params: BenchParams, control: ControlChannel, mesh: Mesh, buffers: Buffers): Promise<BenchRow[]> {
+async function sweep(
+  options: RankRunOptions,
+  params: BenchParams,
+  control: ControlChannel,
+  mesh: Mesh,
+  buffers: Buffers,
+): Promise<BenchRow[]> {
   const crowded = hostsCrowded(control.peers);
   const { identity } = options;
   const nranks = identity.size;
@@ -221,8 +269,12 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
 
   const contextFor = (sizeBytes: number, inPlace: boolean): CollContext => {
     const counts = collCounts(params.op, Math.floor(sizeBytes / elementBytes), nranks);
-    const send = inPlace ? recvBase.subarray(counts.sendInplaceOffset * identity.rank * elementBytes) : sendBase;
-    const recv = inPlace ? recvBase.subarray(counts.recvInplaceOffset * identity.rank * elementBytes) : recvBase;
+    const send = inPlace
+      ? recvBase.subarray(counts.sendInplaceOffset * identity.rank * elementBytes)
+      : sendBase;
+    const recv = inPlace
+      ? recvBase.subarray(counts.recvInplaceOffset * identity.rank * elementBytes)
+      : recvBase;
     return {
       mesh,
       rank: identity.rank,
@@ -260,7 +312,11 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
     for (const inPlace of [false, true]) {
       const ctx = contextFor(sizeBytes, inPlace);
       const settleMs = (params.settleMs ?? 0) * (rows.length === 0 && !inPlace ? 1 : LATER_CELL_SHARE);
-      const settled = await settle(() => run(ctx), async (ms) => ((await control.allSum([ms]))[0] ?? 0) / nranks, settleMs);
+      const settled = await settle(
+        () => run(ctx),
+        async (ms) => ((await control.allSum([ms]))[0] ?? 0) / nranks,
+        settleMs,
+      );
       await control.allSum([]);
       const start = performance.now();
       for (let i = 0; i < params.iters; i++) await run(ctx);
@@ -280,8 +336,15 @@ async function sweep(options: RankRunOptions, params: BenchParams, control: Cont
         const [wrongSum = 0] = await control.allSum([countWrong(params.op, ctx, seed)]);
         wrong = wrongSum;
       }
-      const algbw = avgSeconds > 0 ? algBytes(params.op, counts.paramCount, elementBytes, nranks) / 1e9 / avgSeconds : 0;
-      cells.push({ timeUs: avgSeconds * 1e6, algbwGBps: algbw, busbwGBps: algbw * busbwFactor(params.op, nranks), wrong, settleIterations: settled.iterations });
+      const algbw =
+        avgSeconds > 0 ? algBytes(params.op, counts.paramCount, elementBytes, nranks) / 1e9 / avgSeconds : 0;
+      cells.push({
+        timeUs: avgSeconds * 1e6,
+        algbwGBps: algbw,
+        busbwGBps: algbw * busbwFactor(params.op, nranks),
+        wrong,
+        settleIterations: settled.iterations,
+      });
     }
     const row: BenchRow = {
       op: params.op,

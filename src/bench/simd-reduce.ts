@@ -49,33 +49,72 @@ const vector = (items: number[][]): number[] => [...uleb(items.length), ...items
 function loopBody(op: number, bFirst: boolean): number[] {
   const [DST, A, B, BYTES] = [0, 1, 2, 3];
   const get = (local: number): number[] => [0x20, local];
-  const advance = (local: number, delta: number): number[] => [...get(local), 0x41, ...uleb(delta), delta > 0 ? 0x6a : 0x6b, 0x21, local];
+  const advance = (local: number, delta: number): number[] => [
+    ...get(local),
+    0x41,
+    ...uleb(delta),
+    delta > 0 ? 0x6a : 0x6b,
+    0x21,
+    local,
+  ];
   const memarg = [0x00, 0x00]; // alignment hint 1 byte (views may start anywhere), offset 0
   const code = [
-    0x02, 0x40, // block
-    0x03, 0x40, // loop
-    ...get(BYTES), 0x45, 0x0d, 0x01, // br_if 1 when bytes == 0
+    0x02,
+    0x40, // block
+    0x03,
+    0x40, // loop
+    ...get(BYTES),
+    0x45,
+    0x0d,
+    0x01, // br_if 1 when bytes == 0
     ...get(DST),
-    ...get(bFirst ? B : A), 0xfd, ...uleb(0x00), ...memarg, // v128.load
-    ...get(bFirst ? A : B), 0xfd, ...uleb(0x00), ...memarg,
-    0xfd, ...uleb(op),
-    0xfd, ...uleb(0x0b), ...memarg, // v128.store
-    ...advance(DST, 16), ...advance(A, 16), ...advance(B, 16),
-    ...get(BYTES), 0x41, 0x10, 0x6b, 0x21, BYTES, // bytes -= 16
-    0x0c, 0x00, // br 0
-    0x0b, 0x0b, // end loop, end block
+    ...get(bFirst ? B : A),
+    0xfd,
+    ...uleb(0x00),
+    ...memarg, // v128.load
+    ...get(bFirst ? A : B),
+    0xfd,
+    ...uleb(0x00),
+    ...memarg,
+    0xfd,
+    ...uleb(op),
+    0xfd,
+    ...uleb(0x0b),
+    ...memarg, // v128.store
+    ...advance(DST, 16),
+    ...advance(A, 16),
+    ...advance(B, 16),
+    ...get(BYTES),
+    0x41,
+    0x10,
+    0x6b,
+    0x21,
+    BYTES, // bytes -= 16
+    0x0c,
+    0x00, // br 0
+    0x0b,
+    0x0b, // end loop, end block
     0x0b, // end function
   ];
   const body = [0x00, ...code]; // no locals
   return [...uleb(body.length), ...body];
 }
 
-const KERNELS: { type: DataType; op: ReduceOp }[] = DATA_TYPES.flatMap((type) => REDUCE_OPS.map((op) => ({ type, op })));
+const KERNELS: { type: DataType; op: ReduceOp }[] = DATA_TYPES.flatMap((type) =>
+  REDUCE_OPS.map((op) => ({ type, op })),
+);
 
 function encodeModule(): Uint8Array {
   const funcType = [0x60, 0x04, 0x7f, 0x7f, 0x7f, 0x7f, 0x00];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vector([funcType])),
     ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0x00]])), // memory, min 0 pages
     ...section(3, vector(KERNELS.map(() => [0x00]))),

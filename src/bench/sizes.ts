@@ -5,7 +5,14 @@
  * algbw = bytes moved per rank / time, busbw = algbw x the factor (GB = 1e9 bytes). The counts and
  * the factor are the collective vocabulary's (src/core/collectives.ts); the sweep is the bench's.
  */
-export { algBytes, busbwFactor, collCounts, usesRedOp, usesRoot, type CollCounts } from '../core/collectives.js';
+export {
+  algBytes,
+  busbwFactor,
+  collCounts,
+  usesRedOp,
+  usesRoot,
+  type CollCounts,
+} from '../core/collectives.js';
 
 /** The message sizes of a sweep: min, min*f, ... up to max (nccl-tests TimeTest loop). */
 export function sweepSizes(minBytes: number, maxBytes: number, stepFactor: number): number[] {

@@ -1,7 +1,11 @@
 /** Evidence strings point at `file:line` and quote the value seen, so a reader can open the capture at the right place. */
 import type { Capture } from './types.js';
 
-export function evidenceAt(capture: Pick<Capture, 'source'>, line: number | null | undefined, value: string): string {
+export function evidenceAt(
+  capture: Pick<Capture, 'source'>,
+  line: number | null | undefined,
+  value: string,
+): string {
   return line ? `${capture.source}:${line} ${value}` : `${capture.source} ${value}`;
 }
 

@@ -22,7 +22,8 @@ export function hostNccl(host: HostCaptures): HostNccl {
   const variables = new Map<string, EnvVariable>();
   let settings: NcclSettings | null = null;
   for (const capture of capturesOf(host, 'nccl-env')) {
-    for (const entry of capture.facts.entries) variables.set(entry.name, { value: entry.value, capture, line: entry.line });
+    for (const entry of capture.facts.entries)
+      variables.set(entry.name, { value: entry.value, capture, line: entry.line });
     settings = settings ? mergeSettings(settings, capture.facts.nccl) : capture.facts.nccl;
   }
   return { settings, variables };
@@ -42,9 +43,12 @@ export interface RdmaPortRef {
 /** Every RDMA device name the host's captures mention. */
 export function rdmaDeviceNames(host: HostCaptures): string[] {
   const names = new Set<string>();
-  for (const capture of capturesOf(host, 'ibv-devinfo')) for (const device of capture.facts.devices) if (device.hcaId) names.add(device.hcaId);
-  for (const capture of capturesOf(host, 'rdma-link')) for (const link of capture.facts.links) names.add(link.device);
-  for (const capture of capturesOf(host, 'show-gids')) for (const entry of capture.facts.entries) names.add(entry.device);
+  for (const capture of capturesOf(host, 'ibv-devinfo'))
+    for (const device of capture.facts.devices) if (device.hcaId) names.add(device.hcaId);
+  for (const capture of capturesOf(host, 'rdma-link'))
+    for (const link of capture.facts.links) names.add(link.device);
+  for (const capture of capturesOf(host, 'show-gids'))
+    for (const entry of capture.facts.entries) names.add(entry.device);
   return [...names].sort();
 }
 
@@ -55,12 +59,18 @@ function entryMatches(list: NcclDeviceList, entryName: string, device: string): 
 /** Does NCCL_IB_HCA select this device (and port)? No list selects everything. */
 export function hcaSelected(list: NcclDeviceList | null | undefined, device: string, port?: number): boolean {
   if (!list || list.entries.length === 0) return true;
-  const hit = list.entries.some((entry) => entryMatches(list, entry.name, device) && (entry.port === null || port === undefined || entry.port === port));
+  const hit = list.entries.some(
+    (entry) =>
+      entryMatches(list, entry.name, device) &&
+      (entry.port === null || port === undefined || entry.port === port),
+  );
   return list.exclude ? !hit : hit;
 }
 
 /** The NCCL_IB_HCA entries (of an include list) that match no device on the host. */
 export function unmatchedHcaEntries(list: NcclDeviceList, devices: readonly string[]): string[] {
   if (list.exclude) return [];
-  return list.entries.filter((entry) => !devices.some((device) => entryMatches(list, entry.name, device))).map((entry) => (entry.port === null ? entry.name : `${entry.name}:${entry.port}`));
+  return list.entries
+    .filter((entry) => !devices.some((device) => entryMatches(list, entry.name, device)))
+    .map((entry) => (entry.port === null ? entry.name : `${entry.name}:${entry.port}`));
 }

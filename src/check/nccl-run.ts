@@ -17,11 +17,18 @@ export interface RunShape {
 
 export function runShape(test: NcclTestsTest): RunShape | null {
   const hosts = [...new Set(test.devices.map((device) => device.host))].sort();
-  const ranks = test.ranks ?? (test.header?.nGpus != null && test.header.nThread != null ? test.header.nGpus * test.header.nThread : null);
+  const ranks =
+    test.ranks ??
+    (test.header?.nGpus != null && test.header.nThread != null
+      ? test.header.nGpus * test.header.nThread
+      : null);
   if (ranks === null || ranks < 1) return null;
   const nodes = Math.max(1, hosts.length);
   // Device listings are sometimes trimmed (only a few ranks printed): ranks / hosts is the better count.
-  const perHost = ranks % nodes === 0 ? ranks / nodes : Math.max(...hosts.map((host) => test.devices.filter((device) => device.host === host).length), 1);
+  const perHost =
+    ranks % nodes === 0
+      ? ranks / nodes
+      : Math.max(...hosts.map((host) => test.devices.filter((device) => device.host === host).length), 1);
   return { nodes, gpusPerNode: perHost, hosts, gpuName: test.devices[0]?.name ?? null };
 }
 
@@ -41,14 +48,19 @@ export function collectiveOp(test: NcclTestsTest, source = ''): CollectiveGuess 
   const stated = test.collective?.replace(/_perf(_mpi)?$/, '') ?? null;
   const fromLog = COLLECTIVE_OPS.find((op) => op === stated);
   if (fromLog) return { op: fromLog, basis: 'log' };
-  const named = [...COLLECTIVE_OPS].sort((a, b) => b.length - a.length).find((op) => source.toLowerCase().replace(/-/g, '_').includes(op));
+  const named = [...COLLECTIVE_OPS]
+    .sort((a, b) => b.length - a.length)
+    .find((op) => source.toLowerCase().replace(/-/g, '_').includes(op));
   if (named) return { op: named, basis: 'file name' };
   const ranks = test.ranks;
-  const row = test.rows.filter((candidate) => candidate.sizeBytes > 0 && candidate.outOfPlace.algbwGBps > 0).at(-1);
+  const row = test.rows
+    .filter((candidate) => candidate.sizeBytes > 0 && candidate.outOfPlace.algbwGBps > 0)
+    .at(-1);
   const typeBytes = row ? dataTypeBytes(row.type) : undefined;
   if (!row || ranks === null || ranks < 2 || typeBytes === undefined) return null;
   const reduces = row.redop !== null && row.redop !== 'none';
-  if (!reduces || (row.root !== null && row.root >= 0) || row.count * typeBytes !== row.sizeBytes) return null;
+  if (!reduces || (row.root !== null && row.root >= 0) || row.count * typeBytes !== row.sizeBytes)
+    return null;
   const factor = row.outOfPlace.busbwGBps / row.outOfPlace.algbwGBps;
   const near = (value: number) => Math.abs(factor - value) <= 0.02 * value;
   if (near(busbwFactor('all_reduce', ranks))) return { op: 'all_reduce', basis: 'table' };
@@ -99,4 +111,3 @@ export function gpuPresetFor(name: string | null): string | null {
   if (/A100|A800/i.test(name)) return 'a100-80gb';
   return null;
 }
-

@@ -17,12 +17,23 @@ export interface RdmaPriority {
 
 export function rdmaPriority(host: HostCaptures): RdmaPriority {
   const tc = hostNccl(host).settings?.ibTc;
-  if (tc === null || tc === undefined) return { priority: DEFAULT_RDMA_PRIORITY, basis: `priority ${DEFAULT_RDMA_PRIORITY} (NCCL_IB_TC not captured; the usual RoCE priority)` };
+  if (tc === null || tc === undefined)
+    return {
+      priority: DEFAULT_RDMA_PRIORITY,
+      basis: `priority ${DEFAULT_RDMA_PRIORITY} (NCCL_IB_TC not captured; the usual RoCE priority)`,
+    };
   const dscp = tc >> 2;
   for (const capture of capturesOf(host, 'mlnx-qos')) {
     const mapped = capture.facts.dscpToPriority[dscp];
-    if (capture.facts.trust === 'dscp' && mapped !== undefined) return { priority: mapped, basis: `priority ${mapped} (NCCL_IB_TC=${tc} is DSCP ${dscp}, mapped by ${capture.source})` };
+    if (capture.facts.trust === 'dscp' && mapped !== undefined)
+      return {
+        priority: mapped,
+        basis: `priority ${mapped} (NCCL_IB_TC=${tc} is DSCP ${dscp}, mapped by ${capture.source})`,
+      };
   }
   const priority = dscp >> 3;
-  return { priority, basis: `priority ${priority} (NCCL_IB_TC=${tc} is DSCP ${dscp}, default DSCP-to-priority map)` };
+  return {
+    priority,
+    basis: `priority ${priority} (NCCL_IB_TC=${tc} is DSCP ${dscp}, default DSCP-to-priority map)`,
+  };
 }

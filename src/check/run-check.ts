@@ -45,7 +45,9 @@ export function runCheck(capturedHosts: HostCaptures[], options: CheckOptions = 
       fabricSource = 'inferred';
       notes.push(inferred.reason);
     } else {
-      notes.push('no fabric declared (--fabric or --cluster) and none could be inferred from the captures: fabric-dependent rules skipped');
+      notes.push(
+        'no fabric declared (--fabric or --cluster) and none could be inferred from the captures: fabric-dependent rules skipped',
+      );
     }
   }
   const context: CheckContext = { hosts, fabric, fabricSource, cluster: options.cluster ?? null };
@@ -59,18 +61,36 @@ export function runCheck(capturedHosts: HostCaptures[], options: CheckOptions = 
   const hostOrder = new Map(hosts.map((host, index) => [host.host, index]));
   const ordered = findings
     .map((finding, index) => ({ finding, index }))
-    .sort((a, b) => (hostOrder.get(a.finding.host ?? '') ?? 1e9) - (hostOrder.get(b.finding.host ?? '') ?? 1e9) || SEVERITY_RANK[a.finding.severity] - SEVERITY_RANK[b.finding.severity] || a.index - b.index)
+    .sort(
+      (a, b) =>
+        (hostOrder.get(a.finding.host ?? '') ?? 1e9) - (hostOrder.get(b.finding.host ?? '') ?? 1e9) ||
+        SEVERITY_RANK[a.finding.severity] - SEVERITY_RANK[b.finding.severity] ||
+        a.index - b.index,
+    )
     .map(({ finding }) => finding);
   const counts = { error: 0, warn: 0, info: 0, pass: 0 };
   for (const finding of ordered) counts[finding.severity]++;
   const metrics: CheckMetrics = {
-    hosts: hosts.map((host) => ({ name: host.host, captures: host.captures.map((capture) => ({ source: capture.source, kind: capture.kind })) })),
-    fabric: fabric ? { id: fabric.id, transport: fabric.transport, lineRateGbps: fabric.lineRateGbps, source: fabricSource } : null,
+    hosts: hosts.map((host) => ({
+      name: host.host,
+      captures: host.captures.map((capture) => ({ source: capture.source, kind: capture.kind })),
+    })),
+    fabric: fabric
+      ? {
+          id: fabric.id,
+          transport: fabric.transport,
+          lineRateGbps: fabric.lineRateGbps,
+          source: fabricSource,
+        }
+      : null,
     counts,
     rules: [...new Set(ordered.map((finding) => finding.ruleId))].sort(),
     notes,
   };
-  return makeResult('check', options.inputs ?? {}, metrics, { findings: ordered, ...(options.createdAt ? { createdAt: options.createdAt } : {}) });
+  return makeResult('check', options.inputs ?? {}, metrics, {
+    findings: ordered,
+    ...(options.createdAt ? { createdAt: options.createdAt } : {}),
+  });
 }
 
 export function hasErrors(result: CheckResult): boolean {

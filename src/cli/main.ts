@@ -60,7 +60,11 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander already printed its message; help and version are not errors.
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.exitCode === 0
+      ) {
         process.exit(0);
       }
       process.exit(outputClosed ? 0 : 2);

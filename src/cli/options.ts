@@ -4,16 +4,23 @@ import { UsageError } from '../core/errors.js';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
 import { DEFAULT_NCCL_VERSION, isNcclVersion } from '../core/nccl-version.js';
 
-export const sizeArg = (flag: string) => (value: string): number => parseSize(value, flag);
+export const sizeArg =
+  (flag: string) =>
+  (value: string): number =>
+    parseSize(value, flag);
 /** A rate above 0: a link of 0 b/s never delivers, so no prediction or emulation can use it. */
 export function rateArg(flag: string) {
   return (value: string): number => {
     const bitsPerSecond = parseRate(value, flag);
-    if (!(bitsPerSecond > 0)) throw new UsageError(`invalid rate for ${flag}: "${value}" (a rate must be above 0)`);
+    if (!(bitsPerSecond > 0))
+      throw new UsageError(`invalid rate for ${flag}: "${value}" (a rate must be above 0)`);
     return bitsPerSecond;
   };
 }
-export const durationArg = (flag: string) => (value: string): number => parseDuration(value, flag);
+export const durationArg =
+  (flag: string) =>
+  (value: string): number =>
+    parseDuration(value, flag);
 
 /**
  * A whole number as users write one: `1000000`, or in exponent notation `1e6`, `2.5e3`, when that
@@ -35,7 +42,9 @@ export interface IntBounds {
 
 function checkMax(flag: string, value: string, parsed: number, bounds: IntBounds): number {
   if (bounds.max !== undefined && parsed > bounds.max) {
-    throw new UsageError(`invalid value for ${flag}: "${value}" (expected at most ${bounds.max}${bounds.unit ? ` ${bounds.unit}` : ''})`);
+    throw new UsageError(
+      `invalid value for ${flag}: "${value}" (expected at most ${bounds.max}${bounds.unit ? ` ${bounds.unit}` : ''})`,
+    );
   }
   return parsed;
 }
@@ -65,7 +74,9 @@ export function stepFactorArg(flag: string) {
   return (value: string): number => {
     const parsed = parseWholeNumber(value);
     if (parsed === undefined || parsed < 2) {
-      throw new UsageError(`invalid value for ${flag}: "${value}" (expected a whole multiplication factor of at least 2, as nccl-tests -f; -i takes a fixed increment)`);
+      throw new UsageError(
+        `invalid value for ${flag}: "${value}" (expected a whole multiplication factor of at least 2, as nccl-tests -f; -i takes a fixed increment)`,
+      );
     }
     return parsed;
   };
@@ -84,7 +95,8 @@ export function positiveNumberArg(flag: string) {
 export function choiceArg<T extends string>(flag: string, choices: readonly T[]) {
   return (value: string): T => {
     const match = choices.find((choice) => choice === value.toLowerCase());
-    if (!match) throw new UsageError(`invalid value for ${flag}: "${value}" (expected one of ${choices.join(', ')})`);
+    if (!match)
+      throw new UsageError(`invalid value for ${flag}: "${value}" (expected one of ${choices.join(', ')})`);
     return match;
   };
 }
@@ -134,7 +146,10 @@ export function onOffArg(flag: string) {
 export function pcieLinkArg(flag: string) {
   return (value: string): { pcieGen: number; pcieLanes: number } => {
     const match = /^\s*gen([3-7])\s*x\s*(1|2|4|8|16)\s*$/i.exec(value);
-    if (!match) throw new UsageError(`invalid value for ${flag}: "${value}" (expected genNxW with generation 3 to 7 and width 1, 2, 4, 8 or 16, e.g. gen5x16)`);
+    if (!match)
+      throw new UsageError(
+        `invalid value for ${flag}: "${value}" (expected genNxW with generation 3 to 7 and width 1, 2, 4, 8 or 16, e.g. gen5x16)`,
+      );
     return { pcieGen: Number(match[1]), pcieLanes: Number(match[2]) };
   };
 }
@@ -147,7 +162,10 @@ export function gigabytesPerSecondArg(flag: string) {
   return (value: string): number => {
     if (/^\s*0+(\.0*)?\s*$/.test(value)) return 0;
     const gigabytes = parseRate(value, flag) / 8e9;
-    if (!Number.isFinite(gigabytes)) throw new UsageError(`invalid rate for ${flag}: "${value}" (expected a rate such as 900GB/s or 7200Gbps)`);
+    if (!Number.isFinite(gigabytes))
+      throw new UsageError(
+        `invalid rate for ${flag}: "${value}" (expected a rate such as 900GB/s or 7200Gbps)`,
+      );
     return gigabytes;
   };
 }
@@ -156,24 +174,47 @@ export function gigabytesPerSecondArg(flag: string) {
 export function ncclVersionArg(flag: string) {
   return (value: string): string => {
     const text = value.trim();
-    if (!isNcclVersion(text)) throw new UsageError(`invalid value for ${flag}: "${value}" (expected an NCCL version X.Y such as ${DEFAULT_NCCL_VERSION}, or X.Y.Z)`);
+    if (!isNcclVersion(text))
+      throw new UsageError(
+        `invalid value for ${flag}: "${value}" (expected an NCCL version X.Y such as ${DEFAULT_NCCL_VERSION}, or X.Y.Z)`,
+      );
     return text;
   };
 }
 
 export const SET_HELP =
   'set one field of the GPU, fabric or cluster: gpu.FIELD=VALUE, fabric.FIELD=VALUE (fabric.tcp.FIELD too), cluster.FIELD=VALUE, ' +
-  'in the field\'s unit or with one (fabric.lineRateGbps=200, gpu.hbmBandwidthTBps=4.8TB/s, fabric.perMessageLatencyUs=3us); repeatable';
+  "in the field's unit or with one (fabric.lineRateGbps=200, gpu.hbmBandwidthTBps=4.8TB/s, fabric.perMessageLatencyUs=3us); repeatable";
 
 /**
  * The hardware and NCCL flags `collective`, `plan`, `compare` and `scale` share, declared once.
  * `--nccl-version` has no commander default so a cluster file's `ncclVersion` can apply; help says the default.
  */
-export function addHardwareOptions<Args extends unknown[], Opts extends OptionValues, GlobalOpts extends OptionValues>(command: Command<Args, Opts, GlobalOpts>, ncclDefaultHelp: string) {
+export function addHardwareOptions<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  GlobalOpts extends OptionValues,
+>(command: Command<Args, Opts, GlobalOpts>, ncclDefaultHelp: string) {
   return command
-    .option('--gdr <on|off>', 'GPUDirect RDMA on or off (on takes effect only where the fabric allows it; default: the fabric\'s)', onOffArg('--gdr'))
-    .option('--pcie <genNxW>', 'the GPU\'s PCIe link, generation 3 to 7 and width (e.g. gen4x16), overriding the GPU preset', pcieLinkArg('--pcie'))
-    .option('--nvlink-bandwidth <rate>', 'NVLink bandwidth per GPU, both directions together (e.g. 900GB/s, 7200Gbps; 0 for none), overriding the GPU preset', gigabytesPerSecondArg('--nvlink-bandwidth'))
-    .option('--nccl-version <X.Y>', `NCCL version whose tuning the model applies (${ncclDefaultHelp})`, ncclVersionArg('--nccl-version'))
+    .option(
+      '--gdr <on|off>',
+      "GPUDirect RDMA on or off (on takes effect only where the fabric allows it; default: the fabric's)",
+      onOffArg('--gdr'),
+    )
+    .option(
+      '--pcie <genNxW>',
+      "the GPU's PCIe link, generation 3 to 7 and width (e.g. gen4x16), overriding the GPU preset",
+      pcieLinkArg('--pcie'),
+    )
+    .option(
+      '--nvlink-bandwidth <rate>',
+      'NVLink bandwidth per GPU, both directions together (e.g. 900GB/s, 7200Gbps; 0 for none), overriding the GPU preset',
+      gigabytesPerSecondArg('--nvlink-bandwidth'),
+    )
+    .option(
+      '--nccl-version <X.Y>',
+      `NCCL version whose tuning the model applies (${ncclDefaultHelp})`,
+      ncclVersionArg('--nccl-version'),
+    )
     .option('--set <field=value>', SET_HELP, collectArg);
 }

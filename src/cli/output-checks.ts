@@ -18,7 +18,9 @@ async function savePath(db: unknown): Promise<string> {
   return resolveDbPath(typeof db === 'string' ? db : undefined);
 }
 
-export async function checkOutputOptions(command: Command<unknown[], Record<string, unknown>>): Promise<void> {
+export async function checkOutputOptions(
+  command: Command<unknown[], Record<string, unknown>>,
+): Promise<void> {
   const options = command.opts();
   for (const name of FILE_OPTIONS) {
     const value = options[name];

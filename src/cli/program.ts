@@ -9,7 +9,9 @@ import { commandRegistrations } from './commands/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('aifabric')
-    .description('What your GPU cluster network costs you: model, simulate, benchmark and validate TCP, RoCE v2 and InfiniBand fabrics.')
+    .description(
+      'What your GPU cluster network costs you: model, simulate, benchmark and validate TCP, RoCE v2 and InfiniBand fabrics.',
+    )
     .version(VERSION)
     .exitOverride();
   program.configureHelp({ sortSubcommands: false });

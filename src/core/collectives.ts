@@ -8,11 +8,27 @@
  */
 
 /** The collectives, spelled as nccl-tests names its binaries (`all_reduce_perf`). */
-export const COLLECTIVE_OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'alltoall', 'broadcast', 'reduce', 'sendrecv'] as const;
+export const COLLECTIVE_OPS = [
+  'all_reduce',
+  'all_gather',
+  'reduce_scatter',
+  'alltoall',
+  'broadcast',
+  'reduce',
+  'sendrecv',
+] as const;
 export type CollectiveOp = (typeof COLLECTIVE_OPS)[number];
 
 /** The order `aifabric bench tcp --op all` runs them in (and its `--op` help lists them). */
-export const BENCH_OP_ORDER = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast', 'reduce', 'alltoall', 'sendrecv'] as const satisfies readonly CollectiveOp[];
+export const BENCH_OP_ORDER = [
+  'all_reduce',
+  'all_gather',
+  'reduce_scatter',
+  'broadcast',
+  'reduce',
+  'alltoall',
+  'sendrecv',
+] as const satisfies readonly CollectiveOp[];
 
 /**
  * The compact spelling of each op (PyTorch's `allreduce`, `allgather`; the simulator's workload
@@ -54,7 +70,8 @@ export function opOfCompactName(name: CompactOpName): CollectiveOp {
  * (n-1)/n; broadcast, reduce, sendrecv 1. The flat-ring factor, whatever algorithm ran.
  */
 export function busbwFactor(op: CollectiveOp, ranks: number): number {
-  if (ranks <= 1) return op === 'all_reduce' || op === 'all_gather' || op === 'reduce_scatter' || op === 'alltoall' ? 0 : 1;
+  if (ranks <= 1)
+    return op === 'all_reduce' || op === 'all_gather' || op === 'reduce_scatter' || op === 'alltoall' ? 0 : 1;
   switch (op) {
     case 'all_reduce':
       return (2 * (ranks - 1)) / ranks;
@@ -102,13 +119,37 @@ export function collCounts(op: CollectiveOp, count: number, nranks: number): Col
     case 'broadcast':
     case 'reduce':
     case 'sendrecv':
-      return { sendCount: count, recvCount: count, paramCount: count, sendInplaceOffset: 0, recvInplaceOffset: 0 };
+      return {
+        sendCount: count,
+        recvCount: count,
+        paramCount: count,
+        sendInplaceOffset: 0,
+        recvInplaceOffset: 0,
+      };
     case 'all_gather':
-      return { sendCount: perRank, recvCount: perRank * nranks, paramCount: perRank, sendInplaceOffset: perRank, recvInplaceOffset: 0 };
+      return {
+        sendCount: perRank,
+        recvCount: perRank * nranks,
+        paramCount: perRank,
+        sendInplaceOffset: perRank,
+        recvInplaceOffset: 0,
+      };
     case 'reduce_scatter':
-      return { sendCount: perRank * nranks, recvCount: perRank, paramCount: perRank, sendInplaceOffset: 0, recvInplaceOffset: perRank };
+      return {
+        sendCount: perRank * nranks,
+        recvCount: perRank,
+        paramCount: perRank,
+        sendInplaceOffset: 0,
+        recvInplaceOffset: perRank,
+      };
     case 'alltoall':
-      return { sendCount: perRank * nranks, recvCount: perRank * nranks, paramCount: perRank, sendInplaceOffset: 0, recvInplaceOffset: 0 };
+      return {
+        sendCount: perRank * nranks,
+        recvCount: perRank * nranks,
+        paramCount: perRank,
+        sendInplaceOffset: 0,
+        recvInplaceOffset: 0,
+      };
   }
 }
 
@@ -133,7 +174,20 @@ export const REDUCTION_OPS = ['sum', 'prod', 'max', 'min', 'avg'] as const;
 export type ReductionOp = (typeof REDUCTION_OPS)[number];
 
 /** nccl-tests' element types (`-d`) as its tables print them. */
-export const DATA_TYPE_NAMES = ['int8', 'uint8', 'int32', 'uint32', 'int64', 'uint64', 'half', 'float', 'double', 'bfloat16', 'f8e4m3', 'f8e5m2'] as const;
+export const DATA_TYPE_NAMES = [
+  'int8',
+  'uint8',
+  'int32',
+  'uint32',
+  'int64',
+  'uint64',
+  'half',
+  'float',
+  'double',
+  'bfloat16',
+  'f8e4m3',
+  'f8e5m2',
+] as const;
 export type DataTypeName = (typeof DATA_TYPE_NAMES)[number];
 
 /**
@@ -146,10 +200,27 @@ export const BENCH_ALGOS = ['auto', 'ring', 'halving-doubling'] as const;
 
 /** Bytes per element of nccl-tests' types and of the other names tables and logs use for them. */
 const TYPE_BYTES: Readonly<Record<string, number>> = {
-  int8: 1, uint8: 1, char: 1, f8e4m3: 1, f8e5m2: 1, fp8_e4m3: 1, fp8_e5m2: 1,
-  half: 2, float16: 2, bfloat16: 2, bf16: 2, fp16: 2,
-  int32: 4, uint32: 4, int: 4, float: 4, float32: 4,
-  int64: 8, uint64: 8, double: 8, float64: 8,
+  int8: 1,
+  uint8: 1,
+  char: 1,
+  f8e4m3: 1,
+  f8e5m2: 1,
+  fp8_e4m3: 1,
+  fp8_e5m2: 1,
+  half: 2,
+  float16: 2,
+  bfloat16: 2,
+  bf16: 2,
+  fp16: 2,
+  int32: 4,
+  uint32: 4,
+  int: 4,
+  float: 4,
+  float32: 4,
+  int64: 8,
+  uint64: 8,
+  double: 8,
+  float64: 8,
 };
 
 /** Bytes per element of a type name (any case), or undefined for a name nccl-tests does not use. */
@@ -163,7 +234,15 @@ export function dataTypeBytes(type: string): number | undefined {
  * src/graph/tuning.cc ncclAlgoStr: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT),
  * plus `auto` (what NCCL would pick) and `hierarchical` (NVLink then network, the textbook scheme).
  */
-export const ALGORITHM_IDS = ['ring', 'tree', 'collnetdirect', 'collnetchain', 'nvls', 'nvlstree', 'pat'] as const;
+export const ALGORITHM_IDS = [
+  'ring',
+  'tree',
+  'collnetdirect',
+  'collnetchain',
+  'nvls',
+  'nvlstree',
+  'pat',
+] as const;
 export type NcclAlgorithm = (typeof ALGORITHM_IDS)[number];
 export const ALGORITHM_CHOICES = ['auto', ...ALGORITHM_IDS, 'hierarchical'] as const;
 export type AlgorithmChoice = (typeof ALGORITHM_CHOICES)[number];
@@ -175,4 +254,5 @@ export const PROTOCOL_IDS = ['ll', 'll128', 'simple'] as const;
 export type ProtocolId = (typeof PROTOCOL_IDS)[number];
 export const PROTOCOL_CHOICES = ['auto', ...PROTOCOL_IDS] as const;
 export type ProtocolChoice = (typeof PROTOCOL_CHOICES)[number];
-export const protocolOfId = (id: ProtocolId): NcclProtocol => (id === 'll' ? 'LL' : id === 'll128' ? 'LL128' : 'Simple');
+export const protocolOfId = (id: ProtocolId): NcclProtocol =>
+  id === 'll' ? 'LL' : id === 'll128' ? 'LL128' : 'Simple';

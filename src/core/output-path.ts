@@ -7,7 +7,18 @@
  * (permission, read-only file system, /proc or /sys, no space). After a failure neither PATH nor a
  * temporary file exists, and a file already at PATH is unchanged.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, statfsSync, statSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { EnvironmentError, UsageError, type AifabricError } from './errors.js';
@@ -68,7 +79,8 @@ function refuseVirtualFileSystem(existing: string, reportAs: string): void {
     return;
   }
   const name = VIRTUAL_FILE_SYSTEMS[type];
-  if (name !== undefined) throw systemError(reportAs, `${name} is the kernel's virtual file system and takes no output files`);
+  if (name !== undefined)
+    throw systemError(reportAs, `${name} is the kernel's virtual file system and takes no output files`);
 }
 
 interface Ancestor {
@@ -189,7 +201,11 @@ function writeAll(fd: number, contents: string | Uint8Array): void {
 }
 
 /** Writes `contents` to `path` atomically, after the same checks as checkOutputFile. */
-export function writeOutputFile(path: string, contents: string | Uint8Array, options: CheckOutputFileOptions = {}): void {
+export function writeOutputFile(
+  path: string,
+  contents: string | Uint8Array,
+  options: CheckOutputFileOptions = {},
+): void {
   const missing = checkOutputFile(path, options);
   const created = createFolders(missing, path);
   const temporary = temporaryNameBeside(path);

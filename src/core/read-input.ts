@@ -68,9 +68,12 @@ export function readInputFile(path: string, options: ReadInputOptions = {}): str
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new InputError(`${path}: cannot read file (${kindOf(stats)}, expected a regular file)`);
+    if (!stats.isFile())
+      throw new InputError(`${path}: cannot read file (${kindOf(stats)}, expected a regular file)`);
     if (stats.size > maxBytes) {
-      throw new InputError(`${path}: cannot read file (${formatBytes(stats.size)} is larger than the limit of ${formatBytes(maxBytes)})`);
+      throw new InputError(
+        `${path}: cannot read file (${formatBytes(stats.size)} is larger than the limit of ${formatBytes(maxBytes)})`,
+      );
     }
     // Files under /proc report size 0, so the cap is enforced on what is read, not on stat alone.
     const chunks: Buffer[] = [];
@@ -81,12 +84,15 @@ export function readInputFile(path: string, options: ReadInputOptions = {}): str
       try {
         count = readSync(fd, chunk, 0, chunk.length, null);
       } catch (error) {
-        throw new InputError(`${path}: cannot read file (${describeOpenError(error as NodeJS.ErrnoException)})`);
+        throw new InputError(
+          `${path}: cannot read file (${describeOpenError(error as NodeJS.ErrnoException)})`,
+        );
       }
       if (count === 0) break;
       chunks.push(chunk.subarray(0, count));
       total += count;
-      if (total > maxBytes) throw new InputError(`${path}: cannot read file (larger than the limit of ${formatBytes(maxBytes)})`);
+      if (total > maxBytes)
+        throw new InputError(`${path}: cannot read file (larger than the limit of ${formatBytes(maxBytes)})`);
     }
     return Buffer.concat(chunks, total).toString('utf8');
   } finally {

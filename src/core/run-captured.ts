@@ -44,13 +44,28 @@ export function signalCapturedRuns(signal: NodeJS.Signals): number {
 /** Output kept per stream: enough for any tool's JSON, bounded so a runaway command cannot fill memory. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-export function runCaptured(argv: readonly string[], options: { timeoutS: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<CapturedRun> {
+export function runCaptured(
+  argv: readonly string[],
+  options: { timeoutS: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal },
+): Promise<CapturedRun> {
   const [program, ...args] = argv;
   if (program === undefined) throw new Error('internal: runCaptured with an empty argv');
   const started = performance.now();
-  if (refusing) return Promise.resolve({ exitCode: null, signal: 'SIGTERM', stdout: '', stderr: 'interrupted\n', timedOut: false, wallS: 0 });
+  if (refusing)
+    return Promise.resolve({
+      exitCode: null,
+      signal: 'SIGTERM',
+      stdout: '',
+      stderr: 'interrupted\n',
+      timedOut: false,
+      wallS: 0,
+    });
   return new Promise((resolve) => {
-    const child = spawn(program, args, { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(program, args, {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     if (child.pid !== undefined) liveGroups.add(child.pid);
     let stdout = '';
     let stderr = '';
@@ -80,7 +95,14 @@ export function runCaptured(argv: readonly string[], options: { timeoutS: number
       // Whatever the command left behind in its group goes with it.
       killGroup();
       if (child.pid !== undefined) liveGroups.delete(child.pid);
-      resolve({ exitCode, signal, stdout, stderr: stderr + extra, timedOut, wallS: (performance.now() - started) / 1000 });
+      resolve({
+        exitCode,
+        signal,
+        stdout,
+        stderr: stderr + extra,
+        timedOut,
+        wallS: (performance.now() - started) / 1000,
+      });
     };
     child.on('error', (error) => finish(127, null, `${program}: ${error.message}\n`));
     child.on('close', (code, signal) => finish(code, signal));

@@ -6,8 +6,10 @@
  */
 import { UsageError } from './errors.js';
 
-const SIZE_FORMS = 'a byte count such as 8, 128K, 16M, 1G (powers of 1024, as nccl-tests), or 1KiB/1MiB/1GiB, 1KB/1MB/1GB (powers of 1000)';
-const RATE_FORMS = 'a rate such as 400Gbps, 400G, 400Gb/s (bits per second), 50GB/s (bytes per second) or tc\'s 1gbit/100mbit';
+const SIZE_FORMS =
+  'a byte count such as 8, 128K, 16M, 1G (powers of 1024, as nccl-tests), or 1KiB/1MiB/1GiB, 1KB/1MB/1GB (powers of 1000)';
+const RATE_FORMS =
+  "a rate such as 400Gbps, 400G, 400Gb/s (bits per second), 50GB/s (bytes per second) or tc's 1gbit/100mbit";
 const DURATION_FORMS = 'a duration such as 500ns, 2us, 200ms or 1s';
 
 const SIZE_MULTIPLIERS: Record<string, number> = {
@@ -33,7 +35,7 @@ const BINARY_PREFIX: Record<string, number> = { ki: 1024, mi: 1024 ** 2, gi: 102
 const DURATION_MULTIPLIERS: Record<string, number> = {
   ns: 1e-9,
   us: 1e-6,
-  'µs': 1e-6,
+  µs: 1e-6,
   ms: 1e-3,
   s: 1,
 };
@@ -63,7 +65,9 @@ export function parseSize(text: string, flag?: string): number {
   }
   const bytes = parsed.value * multiplier;
   if (!Number.isSafeInteger(Math.round(bytes)) || Math.abs(bytes - Math.round(bytes)) > 1e-6) {
-    throw new UsageError(`invalid size${where(flag)}: "${text}" is not a whole number of bytes (expected ${SIZE_FORMS})`);
+    throw new UsageError(
+      `invalid size${where(flag)}: "${text}" is not a whole number of bytes (expected ${SIZE_FORMS})`,
+    );
   }
   return Math.round(bytes);
 }
@@ -157,4 +161,3 @@ export function formatDuration(seconds: number): string {
   if (abs >= 1e-6) return `${trimNumber(seconds * 1e6)}us`;
   return `${trimNumber(seconds * 1e9)}ns`;
 }
-

@@ -4,7 +4,15 @@
  * reads apart from the line-rate one), scaled from 1 to 128 nodes, with the all_reduce curves behind it.
  */
 import type { ResultEnvelope } from '../core/envelope.js';
-import { compareFabrics, runCollective, scaleJob, type CollectiveMetrics, type CompareMetrics, type ScaleMetrics, type TransportSplit } from '../model/index.js';
+import {
+  compareFabrics,
+  runCollective,
+  scaleJob,
+  type CollectiveMetrics,
+  type CompareMetrics,
+  type ScaleMetrics,
+  type TransportSplit,
+} from '../model/index.js';
 import { parseJobYaml } from '../spec/index.js';
 import { DEFAULT_JOB_FILE_NAME, DEFAULT_JOB_YAML } from './default-job.js';
 
@@ -55,7 +63,10 @@ export function demoFiles(results: DemoResults): DemoFile[] {
   return [
     { name: 'compare.json', envelope: results.compare },
     { name: 'scale.json', envelope: results.scale },
-    ...results.collectives.map((collective) => ({ name: `collective-${String(collective.inputs.fabric)}.json`, envelope: collective })),
+    ...results.collectives.map((collective) => ({
+      name: `collective-${String(collective.inputs.fabric)}.json`,
+      envelope: collective,
+    })),
   ];
 }
 

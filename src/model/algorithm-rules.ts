@@ -48,7 +48,8 @@ function shapeRefusal(op: CollectiveOp, algo: AlgorithmUsed, shape: CollectiveSh
       if (!shape.nvls) return 'NVLS needs NVSwitch with NVLink SHARP (H100, H200, B200, GB200)';
       if (shape.gpusPerNode <= 2) return 'NVLS needs more than 2 GPUs per node';
       if (shape.nodes > 1) return 'NVLS across nodes needs CollNet (IB SHARP); NCCL runs NVLSTree instead';
-      if (op !== 'all_reduce' && rankCount(shape) > NVLS_MAX_ARITY) return `NVLS ${op} runs on at most ${NVLS_MAX_ARITY} ranks`;
+      if (op !== 'all_reduce' && rankCount(shape) > NVLS_MAX_ARITY)
+        return `NVLS ${op} runs on at most ${NVLS_MAX_ARITY} ranks`;
       return null;
     case 'nvlstree':
       if (!shape.tuning.nvlsTree) return `NCCL ${version} has no NVLSTree (2.18 on)`;
@@ -73,7 +74,12 @@ function shapeRefusal(op: CollectiveOp, algo: AlgorithmUsed, shape: CollectiveSh
 /** Algorithms `auto` weighs, as NCCL's tuner does: CollNet only when asked for (NCCL_COLLNET_ENABLE=1), tree across nodes only. */
 export function autoCandidates(op: CollectiveOp, shape: CollectiveShape): AlgorithmUsed[] {
   const all: AlgorithmUsed[] = ['ring', 'tree', 'nvls', 'nvlstree', 'pat'];
-  return all.filter((algo) => supportsAlgorithm(op, algo) && shapeRefusal(op, algo, shape) === null && !(algo === 'tree' && shape.nodes <= 1));
+  return all.filter(
+    (algo) =>
+      supportsAlgorithm(op, algo) &&
+      shapeRefusal(op, algo, shape) === null &&
+      !(algo === 'tree' && shape.nodes <= 1),
+  );
 }
 
 /**
@@ -90,16 +96,26 @@ export function applicableAlgorithms(op: CollectiveOp): AlgorithmChoice[] {
 export function checkAlgorithmApplies(op: CollectiveOp, choice: AlgorithmChoice): void {
   if (choice === 'auto' || supportsAlgorithm(op, choice)) return;
   const p2p = op === 'alltoall' || op === 'sendrecv' ? ': NCCL runs it as point-to-point sends' : '';
-  throw new UsageError(`--algo ${choice} does not apply to ${op}${p2p} (algorithms for ${op}: ${applicableAlgorithms(op).join(', ')})`);
+  throw new UsageError(
+    `--algo ${choice} does not apply to ${op}${p2p} (algorithms for ${op}: ${applicableAlgorithms(op).join(', ')})`,
+  );
 }
 
 /** Throws when NCCL would not run the forced algorithm on this shape, naming the ones it does run. */
 export function checkAlgorithmRuns(op: CollectiveOp, choice: AlgorithmChoice, shape: CollectiveShape): void {
   checkAlgorithmApplies(op, choice);
-  if (choice === 'auto' || choice === 'hierarchical' || choice === 'ring' || shape.pureAlphaUs !== undefined || rankCount(shape) === 1) return;
+  if (
+    choice === 'auto' ||
+    choice === 'hierarchical' ||
+    choice === 'ring' ||
+    shape.pureAlphaUs !== undefined ||
+    rankCount(shape) === 1
+  )
+    return;
   const why = shapeRefusal(op, choice, shape);
   if (why === null) return;
   const runs = ['ring', ...autoCandidates(op, shape).filter((algo) => algo !== 'ring'), 'hierarchical'];
-  throw new UsageError(`--algo ${choice} does not run here: ${why} (algorithms NCCL runs for ${op} on this shape: ${[...new Set(runs)].join(', ')})`);
+  throw new UsageError(
+    `--algo ${choice} does not run here: ${why} (algorithms NCCL runs for ${op} on this shape: ${[...new Set(runs)].join(', ')})`,
+  );
 }
-

@@ -4,7 +4,13 @@
  */
 import { busbwFactor, type CollectiveOp } from '../core/collectives.js';
 
-export { COLLECTIVE_OPS, busbwFactor, elementCount, isCollectiveOp, type CollectiveOp } from '../core/collectives.js';
+export {
+  COLLECTIVE_OPS,
+  busbwFactor,
+  elementCount,
+  isCollectiveOp,
+  type CollectiveOp,
+} from '../core/collectives.js';
 
 /** GB/s (1e9 bytes per second), as nccl-tests prints. */
 export function algbwGBps(sizeBytes: number, timeUs: number): number {

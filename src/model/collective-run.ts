@@ -57,7 +57,8 @@ function runShape(input: CollectiveRunInput): CollectiveShape {
     intraNodeKind: shape.intraKind,
     ncclVersion: shape.ncclVersion,
   };
-  if (input.hostMemoryBandwidthGBps !== undefined) shapeInput.hostMemoryBandwidthGBps = input.hostMemoryBandwidthGBps;
+  if (input.hostMemoryBandwidthGBps !== undefined)
+    shapeInput.hostMemoryBandwidthGBps = input.hostMemoryBandwidthGBps;
   if (input.intraNodeGBps !== undefined) shapeInput.intraNodeGBps = input.intraNodeGBps;
   if (input.alphaSeconds !== undefined) shapeInput.alphaSeconds = input.alphaSeconds;
   if (input.bandwidthBps !== undefined) shapeInput.bandwidthBps = input.bandwidthBps;
@@ -102,13 +103,18 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
     alphaUs: input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : null,
     bandwidthGbps: input.bandwidthBps !== undefined ? input.bandwidthBps / 1e9 : null,
   };
-  return makeResult('collective', inputs, {
-    rows,
-    ranks: shape.nodes * shape.gpusPerNode,
-    peakBusbwGBps: peak,
-    avgBusbwGBps: avg,
-    nicGBps: shape.nicGBps,
-    limitedBy: shape.pureAlphaUs !== undefined ? 'alpha-beta' : (shape.transport?.limitedBy ?? 'wire'),
-    pureAlphaBeta: shape.pureAlphaUs !== undefined,
-  }, { warnings: shapeWarnings(shape) });
+  return makeResult(
+    'collective',
+    inputs,
+    {
+      rows,
+      ranks: shape.nodes * shape.gpusPerNode,
+      peakBusbwGBps: peak,
+      avgBusbwGBps: avg,
+      nicGBps: shape.nicGBps,
+      limitedBy: shape.pureAlphaUs !== undefined ? 'alpha-beta' : (shape.transport?.limitedBy ?? 'wire'),
+      pureAlphaBeta: shape.pureAlphaUs !== undefined,
+    },
+    { warnings: shapeWarnings(shape) },
+  );
 }

@@ -147,7 +147,8 @@ export function buildShape(input: ShapeInput): CollectiveShape {
   });
   const nicGBps = input.bandwidthBps !== undefined ? input.bandwidthBps / 8 / 1e9 : transport.achievableGBps;
   // EFA has no published per-message latency: the model uses the one fitted to the corpus (fitted.ts).
-  const fabricLatencyUs = input.fabric.transport === 'efa' ? common.constants.efaMessageUs : input.fabric.perMessageLatencyUs;
+  const fabricLatencyUs =
+    input.fabric.transport === 'efa' ? common.constants.efaMessageUs : input.fabric.perMessageLatencyUs;
   const latencyUs = input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : fabricLatencyUs;
   return {
     nodes: input.nodes,
@@ -155,11 +156,12 @@ export function buildShape(input: ShapeInput): CollectiveShape {
     nicsPerNode,
     topology,
     nicGBps,
-    intraGBps: input.intraNodeGBps !== undefined
-      ? input.intraNodeGBps * (intraKind === 'nvlink' ? NVLINK_EFFICIENCY : 1)
-      : intraKind === 'nvlink'
-        ? (input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY
-        : pcieBandwidthGBps(input.gpu) * PCIE_P2P_SHARE,
+    intraGBps:
+      input.intraNodeGBps !== undefined
+        ? input.intraNodeGBps * (intraKind === 'nvlink' ? NVLINK_EFFICIENCY : 1)
+        : intraKind === 'nvlink'
+          ? (input.gpu.nvlinkBandwidthGBps / 2) * NVLINK_EFFICIENCY
+          : pcieBandwidthGBps(input.gpu) * PCIE_P2P_SHARE,
     localCopyGBps: input.gpu.hbmBandwidthTBps * 1e3 * DEVICE_COPY_HBM_SHARE,
     netMessageLatencyUs: latencyUs,
     switchHopLatencyUs: input.fabric.switchHopLatencyUs,

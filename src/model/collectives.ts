@@ -30,7 +30,12 @@ import {
 import { rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
 import { expectedTimeoutDelayUs } from './transport.js';
 import type { AlgorithmChoice } from './algorithms.js';
-import { autoCandidates, checkAlgorithmApplies, checkAlgorithmRuns, type AlgorithmUsed } from './algorithm-rules.js';
+import {
+  autoCandidates,
+  checkAlgorithmApplies,
+  checkAlgorithmRuns,
+  type AlgorithmUsed,
+} from './algorithm-rules.js';
 import {
   interHopLatencyUs,
   intraHwLatency,
@@ -49,7 +54,12 @@ import { collnetCost, nvlsCost, nvlsTreeCost, patCost } from './nvls-costs.js';
 import { alltoallCost, oneRankCost, pureAlphaBetaCost, sendrecvCost } from './p2p-costs.js';
 
 export { ALGORITHM_CHOICES, type AlgorithmChoice } from './algorithms.js';
-export { applicableAlgorithms, checkAlgorithmApplies, checkAlgorithmRuns, type AlgorithmUsed } from './algorithm-rules.js';
+export {
+  applicableAlgorithms,
+  checkAlgorithmApplies,
+  checkAlgorithmRuns,
+  type AlgorithmUsed,
+} from './algorithm-rules.js';
 export { shapeWarnings } from './cost-terms.js';
 
 export interface CollectiveEstimate {
@@ -68,17 +78,31 @@ export interface CollectiveEstimate {
 
 function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
   const ranks = rankCount(shape);
-  const { steps, interSteps, volumeFactor } = ringSteps(op, ranks, shape.nodes, shape.tuning.interStepsMinusOne);
+  const { steps, interSteps, volumeFactor } = ringSteps(
+    op,
+    ranks,
+    shape.nodes,
+    shape.tuning.interStepsMinusOne,
+  );
   const maxChannels = ringChannels(shape);
   const channels = channelsForSize(sizeBytes, maxChannels, protocol, protocol === 'LL', ranks);
   // A rooted op on two ranks is a one-way chain: the root's path only sends, the other's only receives.
   const graph = ringBottleneckGBps(shape, (op === 'broadcast' || op === 'reduce') && ranks === 2);
   let busBw = graph;
-  if (protocol === 'LL') busBw = Math.min(llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning), graph * llBusbwShare(shape.nodes, op === 'all_reduce' || op === 'reduce', shape.tuning));
-  if (protocol === 'LL128') busBw = Math.min(graph * ll128BusbwShare(shape.gpusPerNode, shape.tuning), maxChannels * ringLl128PerChannelGBps(shape.generation, shape.nodes));
+  if (protocol === 'LL')
+    busBw = Math.min(
+      llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning),
+      graph * llBusbwShare(shape.nodes, op === 'all_reduce' || op === 'reduce', shape.tuning),
+    );
+  if (protocol === 'LL128')
+    busBw = Math.min(
+      graph * ll128BusbwShare(shape.gpusPerNode, shape.tuning),
+      maxChannels * ringLl128PerChannelGBps(shape.generation, shape.nodes),
+    );
   // Fewer channels for a small message (enqueue.cc): each keeps its share of the bandwidth.
   busBw *= channels / maxChannels;
-  const netOverhead = shape.nodes > 1 ? NET_OVERHEAD_US * (protocol === 'Simple' ? SIMPLE_NET_OVERHEAD_FACTOR : 1) : 0;
+  const netOverhead =
+    shape.nodes > 1 ? NET_OVERHEAD_US * (protocol === 'Simple' ? SIMPLE_NET_OVERHEAD_FACTOR : 1) : 0;
   const intraHop = Math.max(intraHwLatency(shape, 'ring', protocol), netOverhead);
   let latency: Latency = {
     base: BASE_LATENCY_US.ring[protocol],
@@ -86,7 +110,12 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     inter: interSteps * interHopLatencyUs(shape, 'ring', protocol),
   };
   // broadcast and reduce pay every one of their nRanks hops, as tuning.cc does without sameChannels: a chain's first chunk crosses them all.
-  if (protocol === 'Simple' && shape.nodes > 1 && op === 'all_reduce' && sizeBytes / (maxChannels * ranks) >= 64) {
+  if (
+    protocol === 'Simple' &&
+    shape.nodes > 1 &&
+    op === 'all_reduce' &&
+    sizeBytes / (maxChannels * ranks) >= 64
+  ) {
     const factor = ringPlateauFactor(shape.generation);
     latency = { base: latency.base * factor, intra: latency.intra * factor, inter: latency.inter * factor };
   }
@@ -105,13 +134,29 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
   // A chain inside the node (each GPU sends S up and S down over its NVLink) and a double binary tree across nodes.
   const channels = Math.max(2, ringChannels(shape));
   const chainAlgbw = shape.gpusPerNode > 1 ? shape.intraGBps / 2 : Number.POSITIVE_INFINITY;
-  const physical = Math.min(chainAlgbw * shape.constants.treeChainShare, treeNetworkAlgbwGBps(shape) * shape.constants.treeShare) / TREE_ALGBW_RATIO;
-  let busBw = Math.min(physical * TREE_BUSBW_SHARE, channels * treePerChannelGBps(shape.generation, shape.nodes));
-  if (protocol === 'LL') busBw = Math.min(physical * TREE_LL_SHARE, llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning));
-  if (protocol === 'LL128') busBw = Math.min(physical * treeLl128Share(shape.nodes), channels * treeLl128PerChannelGBps(shape.generation, shape.nodes));
+  const physical =
+    Math.min(
+      chainAlgbw * shape.constants.treeChainShare,
+      treeNetworkAlgbwGBps(shape) * shape.constants.treeShare,
+    ) / TREE_ALGBW_RATIO;
+  let busBw = Math.min(
+    physical * TREE_BUSBW_SHARE,
+    channels * treePerChannelGBps(shape.generation, shape.nodes),
+  );
+  if (protocol === 'LL')
+    busBw = Math.min(
+      physical * TREE_LL_SHARE,
+      llMaxBandwidthGBps(shape.generation, shape.nodes, shape.tuning),
+    );
+  if (protocol === 'LL128')
+    busBw = Math.min(
+      physical * treeLl128Share(shape.nodes),
+      channels * treeLl128PerChannelGBps(shape.generation, shape.nodes),
+    );
   const algbw = busBw * TREE_ALGBW_RATIO * treeCorrection(protocol, sizeBytes);
   const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
-  const base = protocol === 'Simple' && shape.tuning.treeSimpleHwLat.net === 28 ? 0 : BASE_LATENCY_US.tree[protocol];
+  const base =
+    protocol === 'Simple' && shape.tuning.treeSimpleHwLat.net === 28 ? 0 : BASE_LATENCY_US.tree[protocol];
   const latency: Latency = {
     base,
     intra: 2 * (shape.gpusPerNode - 1) * intraHwLatency(shape, 'tree', protocol),
@@ -128,7 +173,12 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
   };
 }
 
-function hierarchicalCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, protocol: NcclProtocol): Cost {
+function hierarchicalCost(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  protocol: NcclProtocol,
+): Cost {
   // Intra-node reduce-scatter over NVLink, inter-node ring per rail on 1/g of the data, intra-node
   // all-gather; phases pipelined chunk by chunk, so the slowest phase sets the bandwidth term.
   const g = shape.gpusPerNode;
@@ -163,11 +213,21 @@ function hierarchicalCost(op: CollectiveOp, sizeBytes: number, shape: Collective
  * (aws/aws-ofi-nccl src/platform-aws.c: force_proto_simple for p4d, p4de, p3dn; the p5 + RDMA exception).
  */
 function protocolsFor(shape: CollectiveShape, algo: AlgorithmUsed, forced: boolean): NcclProtocol[] {
-  if (algo === 'nvls' || algo === 'nvlstree' || algo === 'collnetdirect' || algo === 'collnetchain' || algo === 'pat' || algo === 'p2p') return ['Simple'];
+  if (
+    algo === 'nvls' ||
+    algo === 'nvlstree' ||
+    algo === 'collnetdirect' ||
+    algo === 'collnetchain' ||
+    algo === 'pat' ||
+    algo === 'p2p'
+  )
+    return ['Simple'];
   // The plugin sets NCCL_PROTO only when the user has not: a forced protocol still runs.
   const efaBeforeP5 = shape.nodes > 1 && shape.fabric?.transport === 'efa';
   if (efaBeforeP5 && !forced) return ['Simple'];
-  const ll128 = shape.intraKind === 'nvlink' && (shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.gpuDirect));
+  const ll128 =
+    shape.intraKind === 'nvlink' &&
+    (shape.nodes <= 1 || (shape.fabric !== undefined && shape.fabric.transport !== 'tcp' && shape.gpuDirect));
   return ll128 ? ['LL', 'LL128', 'Simple'] : ['LL', 'Simple'];
 }
 
@@ -181,15 +241,25 @@ function p2pCallsPerGpu(op: CollectiveOp, ranks: number, shape: CollectiveShape)
   return op === 'sendrecv' ? 2 : 0;
 }
 
-function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cost: Cost, algo: AlgorithmUsed, protocol: CollectiveEstimate['protocol']): CollectiveEstimate {
-  const timeoutDelayUs = shape.fabric && shape.pureAlphaUs === undefined
-    ? expectedTimeoutDelayUs(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow)
-    : 0;
+function finish(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  cost: Cost,
+  algo: AlgorithmUsed,
+  protocol: CollectiveEstimate['protocol'],
+): CollectiveEstimate {
+  const timeoutDelayUs =
+    shape.fabric && shape.pureAlphaUs === undefined
+      ? expectedTimeoutDelayUs(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow)
+      : 0;
   // nccl-tests issues one NCCL call per GPU its thread drives (-g, src/common.cu startColl), so an
   // iteration takes at least that many host enqueues; the wait is counted as latency.
   const ranks = rankCount(shape);
-  const perGpuUs = shape.constants.hostLaunchUs + p2pCallsPerGpu(op, ranks, shape) * shape.constants.hostCallUs;
-  const hostFloorUs = shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * perGpuUs : 0;
+  const perGpuUs =
+    shape.constants.hostLaunchUs + p2pCallsPerGpu(op, ranks, shape) * shape.constants.hostCallUs;
+  const hostFloorUs =
+    shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * perGpuUs : 0;
   const latencyUs = Math.max(cost.latencyUs, hostFloorUs - cost.bandwidthTimeUs - timeoutDelayUs);
   const timeUs = latencyUs + cost.bandwidthTimeUs + timeoutDelayUs;
   const algbw = algbwGBps(sizeBytes, timeUs);
@@ -206,7 +276,13 @@ function finish(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, cos
   };
 }
 
-function costFor(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, algo: AlgorithmUsed, protocol: NcclProtocol): Cost {
+function costFor(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  algo: AlgorithmUsed,
+  protocol: NcclProtocol,
+): Cost {
   switch (algo) {
     case 'tree':
       return treeCost(sizeBytes, shape, protocol);
@@ -235,11 +311,24 @@ function costFor(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, al
  * One collective on one shape. `auto` picks the algorithm and protocol with the least time, over what
  * the shape's NCCL version runs; a forced algorithm (NCCL_ALGO) or protocol (NCCL_PROTO) is kept.
  */
-export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, choice: AlgorithmChoice = 'auto', protocolChoice: ProtocolChoice = 'auto'): CollectiveEstimate {
+export function estimateCollective(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  choice: AlgorithmChoice = 'auto',
+  protocolChoice: ProtocolChoice = 'auto',
+): CollectiveEstimate {
   if (!(sizeBytes >= 0)) throw new UsageError(`invalid message size ${sizeBytes} (expected 0 or more bytes)`);
   checkAlgorithmApplies(op, choice);
   if (rankCount(shape) === 1) {
-    return finish(op, sizeBytes, shape, oneRankCost(sizeBytes, shape), 'local', shape.pureAlphaUs !== undefined ? 'alpha-beta' : 'copy');
+    return finish(
+      op,
+      sizeBytes,
+      shape,
+      oneRankCost(sizeBytes, shape),
+      'local',
+      shape.pureAlphaUs !== undefined ? 'alpha-beta' : 'copy',
+    );
   }
   const p2p = op === 'alltoall' || op === 'sendrecv';
   if (shape.pureAlphaUs !== undefined) {
@@ -247,18 +336,34 @@ export function estimateCollective(op: CollectiveOp, sizeBytes: number, shape: C
     return finish(op, sizeBytes, shape, pureAlphaBetaCost(op, sizeBytes, shape, algo), algo, 'alpha-beta');
   }
   checkAlgorithmRuns(op, choice, shape);
-  const candidates: AlgorithmUsed[] = p2p ? ['p2p'] : choice === 'auto' ? autoCandidates(op, shape) : [choice];
+  const candidates: AlgorithmUsed[] = p2p
+    ? ['p2p']
+    : choice === 'auto'
+      ? autoCandidates(op, shape)
+      : [choice];
   let best: CollectiveEstimate | undefined;
   for (const algo of candidates) {
     const enabled = protocolsFor(shape, algo, protocolChoice !== 'auto');
-    const protocols = protocolChoice === 'auto' || algo === 'p2p' ? enabled : enabled.filter((protocol) => protocol === protocolOfId(protocolChoice));
+    const protocols =
+      protocolChoice === 'auto' || algo === 'p2p'
+        ? enabled
+        : enabled.filter((protocol) => protocol === protocolOfId(protocolChoice));
     for (const protocol of protocols) {
-      const estimate = finish(op, sizeBytes, shape, costFor(op, sizeBytes, shape, algo, protocol), algo, protocol);
+      const estimate = finish(
+        op,
+        sizeBytes,
+        shape,
+        costFor(op, sizeBytes, shape, algo, protocol),
+        algo,
+        protocol,
+      );
       if (!best || estimate.timeUs < best.timeUs) best = estimate;
     }
   }
   if (!best) {
-    throw new UsageError(`--proto ${protocolChoice} does not run with ${choice === 'auto' ? 'any algorithm' : `--algo ${choice}`} for ${op} here (protocols: ${[...new Set(candidates.flatMap((algo) => protocolsFor(shape, algo, true)))].join(', ')})`);
+    throw new UsageError(
+      `--proto ${protocolChoice} does not run with ${choice === 'auto' ? 'any algorithm' : `--algo ${choice}`} for ${op} here (protocols: ${[...new Set(candidates.flatMap((algo) => protocolsFor(shape, algo, true)))].join(', ')})`,
+    );
   }
   return best;
 }

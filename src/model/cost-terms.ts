@@ -12,7 +12,13 @@ import {
   PCI_HOP_LATENCY_US,
   type NcclProtocol,
 } from './nccl-tuning.js';
-import { PCIE_P2P_SHARE, nodeNetworkGBps, spineSlowdown, switchHops, type CollectiveShape } from './collective-shape.js';
+import {
+  PCIE_P2P_SHARE,
+  nodeNetworkGBps,
+  spineSlowdown,
+  switchHops,
+  type CollectiveShape,
+} from './collective-shape.js';
 import type { NcclAlgorithm } from './algorithms.js';
 
 export interface Cost {
@@ -31,16 +37,29 @@ export const usFor = (bytes: number, gigabytesPerSecond: number): number =>
 
 /** Per-hop NVLink or PCIe latency of NCCL's table for this shape (tree Simple from the version's row). */
 export function intraHwLatency(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  if (algo === 'tree' && protocol === 'Simple') return shape.intraKind === 'pcie' ? shape.tuning.treeSimpleHwLat.pci : shape.tuning.treeSimpleHwLat.nvlink;
+  if (algo === 'tree' && protocol === 'Simple')
+    return shape.intraKind === 'pcie'
+      ? shape.tuning.treeSimpleHwLat.pci
+      : shape.tuning.treeSimpleHwLat.nvlink;
   if ((algo === 'nvls' || algo === 'nvlstree') && protocol === 'Simple') return shape.tuning.nvlsHwLat;
   return (shape.intraKind === 'pcie' ? PCI_HOP_LATENCY_US : NVLINK_HOP_LATENCY_US)[algo][protocol];
 }
 
 /** NCCL's network hop latency plus the fabric's own message latency and switch hops. */
-export function interHopLatencyUs(shape: CollectiveShape, algo: NcclAlgorithm, protocol: NcclProtocol): number {
-  const table = algo === 'tree' && protocol === 'Simple' ? shape.tuning.treeSimpleHwLat.net : NET_HOP_LATENCY_US[algo][protocol];
+export function interHopLatencyUs(
+  shape: CollectiveShape,
+  algo: NcclAlgorithm,
+  protocol: NcclProtocol,
+): number {
+  const table =
+    algo === 'tree' && protocol === 'Simple'
+      ? shape.tuning.treeSimpleHwLat.net
+      : NET_HOP_LATENCY_US[algo][protocol];
   // 2.25: with one GPU per node the inter-node latency is the tree's (tuning.cc interLat).
-  const hw = shape.gpusPerNode === 1 && shape.tuning.interStepsMinusOne && algo !== 'tree' ? NET_HOP_LATENCY_US.tree[protocol] || table : table;
+  const hw =
+    shape.gpusPerNode === 1 && shape.tuning.interStepsMinusOne && algo !== 'tree'
+      ? NET_HOP_LATENCY_US.tree[protocol] || table
+      : table;
   const wire = shape.netMessageLatencyUs + switchHops(shape) * shape.switchHopLatencyUs;
   // tuning.cc adds the graph's inter-node latency once more for Simple ("flush extra latency").
   return hw + wire * (protocol === 'Simple' ? 2 : 1);
@@ -74,8 +93,13 @@ export function shapeWarnings(shape: CollectiveShape): string[] {
   const nics = nodeNetworkGBps(shape);
   const feed = shape.gpusPerNode * gpuNetworkFeedGBps(shape);
   if (nics <= feed) return [];
-  const how = shape.gpuDirect || shape.fabric?.tcp?.devmem === true ? 'PCIe links' : 'PCIe links through the host bounce (no GPUDirect RDMA)';
-  return [`the node's ${shape.nicsPerNode} NICs carry ${nics.toFixed(1)} GB/s but its ${shape.gpusPerNode} GPU(s) can feed them only ${feed.toFixed(1)} GB/s over their ${how}: busbw is bounded by PCIe`];
+  const how =
+    shape.gpuDirect || shape.fabric?.tcp?.devmem === true
+      ? 'PCIe links'
+      : 'PCIe links through the host bounce (no GPUDirect RDMA)';
+  return [
+    `the node's ${shape.nicsPerNode} NICs carry ${nics.toFixed(1)} GB/s but its ${shape.gpusPerNode} GPU(s) can feed them only ${feed.toFixed(1)} GB/s over their ${how}: busbw is bounded by PCIe`,
+  ];
 }
 
 /**
@@ -92,16 +116,28 @@ export function shapeWarnings(shape: CollectiveShape): string[] {
 export function gpuNetworkFeedGBps(shape: CollectiveShape, oneWay = false): number {
   const direct = shape.gpuDirect || shape.fabric?.tcp?.devmem === true;
   if (!direct) return shape.gpuPcieGBps * shape.constants.bounceShare;
-  return shape.gdrViaCpu && shape.gpuDirect && !oneWay ? shape.gpuPcieGBps * PCIE_P2P_SHARE : shape.gpuPcieGBps;
+  return shape.gdrViaCpu && shape.gpuDirect && !oneWay
+    ? shape.gpuPcieGBps * PCIE_P2P_SHARE
+    : shape.gpuPcieGBps;
 }
 
-export function ringSteps(op: CollectiveOp, ranks: number, nodes: number, minusOne: boolean): { steps: number; interSteps: number; volumeFactor: number } {
+export function ringSteps(
+  op: CollectiveOp,
+  ranks: number,
+  nodes: number,
+  minusOne: boolean,
+): { steps: number; interSteps: number; volumeFactor: number } {
   // tuning.cc: nsteps 2(n-1) for all_reduce, n-1 for all_gather/reduce_scatter, n otherwise;
   // nInterSteps 2(N-1) for all_reduce (2N before 2.25), N-1 otherwise.
-  const interSteps = nodes <= 1 ? 0 : op === 'all_reduce' ? (minusOne ? 2 * (nodes - 1) : 2 * nodes) : nodes - 1;
+  const interSteps =
+    nodes <= 1 ? 0 : op === 'all_reduce' ? (minusOne ? 2 * (nodes - 1) : 2 * nodes) : nodes - 1;
   switch (op) {
     case 'all_reduce':
-      return { steps: 2 * (ranks - 1), interSteps: Math.min(interSteps, 2 * (ranks - 1)), volumeFactor: busbwFactor(op, ranks) };
+      return {
+        steps: 2 * (ranks - 1),
+        interSteps: Math.min(interSteps, 2 * (ranks - 1)),
+        volumeFactor: busbwFactor(op, ranks),
+      };
     case 'all_gather':
     case 'reduce_scatter':
       return { steps: ranks - 1, interSteps, volumeFactor: busbwFactor(op, ranks) };
@@ -136,7 +172,9 @@ export interface Latency {
 export function scaled(shape: CollectiveShape, latency: Latency, protocol: NcclProtocol = 'Simple'): number {
   const { launchUs, intraLatencyScale, netLatencyScale, simpleLatencyScale } = shape.constants;
   const simple = protocol === 'Simple' ? simpleLatencyScale : 1;
-  return launchUs + latency.base + latency.intra * intraLatencyScale + latency.inter * netLatencyScale * simple;
+  return (
+    launchUs + latency.base + latency.intra * intraLatencyScale + latency.inter * netLatencyScale * simple
+  );
 }
 
 /**
@@ -152,8 +190,9 @@ export function treeNetworkAlgbwGBps(shape: CollectiveShape): number {
 
 /** One point-to-point hop's latency: NCCL's Simple hop over the network or inside the node, after the launch. */
 export function p2pLatencyUs(shape: CollectiveShape): number {
-  const latency: Latency = shape.nodes > 1
-    ? { base: BASE_LATENCY_US.ring.Simple, intra: 0, inter: interHopLatencyUs(shape, 'ring', 'Simple') }
-    : { base: BASE_LATENCY_US.ring.Simple, intra: intraHwLatency(shape, 'ring', 'Simple'), inter: 0 };
+  const latency: Latency =
+    shape.nodes > 1
+      ? { base: BASE_LATENCY_US.ring.Simple, intra: 0, inter: interHopLatencyUs(shape, 'ring', 'Simple') }
+      : { base: BASE_LATENCY_US.ring.Simple, intra: intraHwLatency(shape, 'ring', 'Simple'), inter: 0 };
   return scaled(shape, latency);
 }

@@ -37,7 +37,8 @@ export function parameterCounts(model: ModelSpec): ParameterCounts {
   const embedding = model.vocab * h;
   const outputProjection = model.tiedEmbeddings ? 0 : model.vocab * h;
   const total = model.layers * (attentionPerLayer + ffnPerLayer) + embedding + outputProjection + h;
-  const activeMatmul = model.layers * (attentionPerLayer + ffnPerExpert * model.expertsPerToken + router) + model.vocab * h;
+  const activeMatmul =
+    model.layers * (attentionPerLayer + ffnPerExpert * model.expertsPerToken + router) + model.vocab * h;
   return {
     attentionPerLayer,
     ffnPerExpert,
@@ -66,9 +67,14 @@ export type ActivationRecompute = 'none' | 'selective' | 'full';
  * projection is not recomputed: Narayanan et al. 2021, eq. 3, counts 4 passes for the layers and 3 for
  * the logits); selective recomputes only the attention core, `4 L H Q T` (Korthikanti et al. 2022, section 5).
  */
-export function recomputeFlopsPerToken(model: ModelSpec, sequenceLength: number, mode: ActivationRecompute): number {
+export function recomputeFlopsPerToken(
+  model: ModelSpec,
+  sequenceLength: number,
+  mode: ActivationRecompute,
+): number {
   const attentionCore = 4 * model.layers * model.heads * headDim(model) * sequenceLength;
   if (mode === 'selective') return attentionCore;
-  if (mode === 'full') return 2 * (parameterCounts(model).activeMatmul - model.vocab * model.hidden) + attentionCore;
+  if (mode === 'full')
+    return 2 * (parameterCounts(model).activeMatmul - model.vocab * model.hidden) + attentionCore;
   return 0;
 }

@@ -1,17 +1,193 @@
 /** The analytic model: collective costs, transport terms, training steps, scaling. */
-export { COLLECTIVE_OPS, busbwFactor, elementCount, isCollectiveOp, algbwGBps, busbwGBps, type CollectiveOp } from './busbw.js';
-export { DEFAULT_NCCL_VERSION, isNcclVersion, PROTOCOLS, PROTOCOL_IDS, PROTOCOL_CHOICES, protocolOfId, NCCL_VERSIONS, tuningFor, BASE_LATENCY_US, NVLINK_HOP_LATENCY_US, PCI_HOP_LATENCY_US, NET_HOP_LATENCY_US, llMaxBandwidthGBps, ringLl128PerChannelGBps, treePerChannelGBps, treeLl128PerChannelGBps, treeCorrection, llBusbwShare, ll128BusbwShare, NVLS_ALGBW_RATIO, nvlsChannels, NVLS_MAX_ARITY, PAT_BUSBW_SHARE, TREE_BUSBW_SHARE, TREE_LL_SHARE, treeLl128Share, TREE_ALGBW_RATIO, NET_OVERHEAD_US, SIMPLE_NET_OVERHEAD_FACTOR, ringPlateauFactor, THREADS_PER_CHANNEL, THREAD_THRESHOLD_BYTES, channelsForSize, isAlgorithmId, nvlsChunkBytes, nvlsChunkThresholds, nvlsEfficiency, type NcclAlgorithm, type NcclProtocol, type ProtocolId, type ProtocolChoice, type NcclVersionTuning, type GpuGeneration } from './nccl-tuning.js';
-export { TCP_IP_HEADER_BYTES, HOST_MEMORY_TOUCHES, TCP_CPU_SECONDS_PER_GB, RDMA_CPU_SECONDS_PER_GB, MATHIS_CONSTANT, packetBytes, wireEfficiency, mathisStreamLimitBps, transportContext, transportTerms, flowTimeoutProbability, expectedTimeoutDelayUs, type TransportTerms, type TransportContext } from './transport.js';
-export { NVLINK_EFFICIENCY, DEVICE_COPY_HBM_SHARE, PCIE_P2P_SHARE, gpuGeneration, buildShape, rankCount, nodeNetworkGBps, spineSlowdown, switchHops, type CollectiveShape, type ShapeInput } from './collective-shape.js';
-export { ALGORITHM_CHOICES, applicableAlgorithms, checkAlgorithmApplies, checkAlgorithmRuns, shapeWarnings, estimateCollective, type AlgorithmChoice, type AlgorithmUsed, type CollectiveEstimate } from './collectives.js';
-export { shapeFor, predictCollective, PLATEAU_SIZE_BYTES, predictBusbwPlateauGBps, MAX_SWEEP_ROWS, sweepSizes, sizeGranuleBytes, alignedSweepSizes, collectiveSweep, type PredictInput, type SweepOptions, type CollectiveRow, type SweepStep } from './predict.js';
+export {
+  COLLECTIVE_OPS,
+  busbwFactor,
+  elementCount,
+  isCollectiveOp,
+  algbwGBps,
+  busbwGBps,
+  type CollectiveOp,
+} from './busbw.js';
+export {
+  DEFAULT_NCCL_VERSION,
+  isNcclVersion,
+  PROTOCOLS,
+  PROTOCOL_IDS,
+  PROTOCOL_CHOICES,
+  protocolOfId,
+  NCCL_VERSIONS,
+  tuningFor,
+  BASE_LATENCY_US,
+  NVLINK_HOP_LATENCY_US,
+  PCI_HOP_LATENCY_US,
+  NET_HOP_LATENCY_US,
+  llMaxBandwidthGBps,
+  ringLl128PerChannelGBps,
+  treePerChannelGBps,
+  treeLl128PerChannelGBps,
+  treeCorrection,
+  llBusbwShare,
+  ll128BusbwShare,
+  NVLS_ALGBW_RATIO,
+  nvlsChannels,
+  NVLS_MAX_ARITY,
+  PAT_BUSBW_SHARE,
+  TREE_BUSBW_SHARE,
+  TREE_LL_SHARE,
+  treeLl128Share,
+  TREE_ALGBW_RATIO,
+  NET_OVERHEAD_US,
+  SIMPLE_NET_OVERHEAD_FACTOR,
+  ringPlateauFactor,
+  THREADS_PER_CHANNEL,
+  THREAD_THRESHOLD_BYTES,
+  channelsForSize,
+  isAlgorithmId,
+  nvlsChunkBytes,
+  nvlsChunkThresholds,
+  nvlsEfficiency,
+  type NcclAlgorithm,
+  type NcclProtocol,
+  type ProtocolId,
+  type ProtocolChoice,
+  type NcclVersionTuning,
+  type GpuGeneration,
+} from './nccl-tuning.js';
+export {
+  TCP_IP_HEADER_BYTES,
+  HOST_MEMORY_TOUCHES,
+  TCP_CPU_SECONDS_PER_GB,
+  RDMA_CPU_SECONDS_PER_GB,
+  MATHIS_CONSTANT,
+  packetBytes,
+  wireEfficiency,
+  mathisStreamLimitBps,
+  transportContext,
+  transportTerms,
+  flowTimeoutProbability,
+  expectedTimeoutDelayUs,
+  type TransportTerms,
+  type TransportContext,
+} from './transport.js';
+export {
+  NVLINK_EFFICIENCY,
+  DEVICE_COPY_HBM_SHARE,
+  PCIE_P2P_SHARE,
+  gpuGeneration,
+  buildShape,
+  rankCount,
+  nodeNetworkGBps,
+  spineSlowdown,
+  switchHops,
+  type CollectiveShape,
+  type ShapeInput,
+} from './collective-shape.js';
+export {
+  ALGORITHM_CHOICES,
+  applicableAlgorithms,
+  checkAlgorithmApplies,
+  checkAlgorithmRuns,
+  shapeWarnings,
+  estimateCollective,
+  type AlgorithmChoice,
+  type AlgorithmUsed,
+  type CollectiveEstimate,
+} from './collectives.js';
+export {
+  shapeFor,
+  predictCollective,
+  PLATEAU_SIZE_BYTES,
+  predictBusbwPlateauGBps,
+  MAX_SWEEP_ROWS,
+  sweepSizes,
+  sizeGranuleBytes,
+  alignedSweepSizes,
+  collectiveSweep,
+  type PredictInput,
+  type SweepOptions,
+  type CollectiveRow,
+  type SweepStep,
+} from './predict.js';
 export { runCollective, type CollectiveRunInput, type CollectiveMetrics } from './collective-run.js';
-export { headDim, parameterCounts, trainingFlopsPerToken, BYTES_PER_ELEMENT, recomputeFlopsPerToken, type ParameterCounts, type ActivationRecompute } from './flops.js';
-export { expectedMaxStandardNormal, inverseNormalCdf, stragglerPenalty, type StragglerInput, type StragglerResult } from './stragglers.js';
+export {
+  headDim,
+  parameterCounts,
+  trainingFlopsPerToken,
+  BYTES_PER_ELEMENT,
+  recomputeFlopsPerToken,
+  type ParameterCounts,
+  type ActivationRecompute,
+} from './flops.js';
+export {
+  expectedMaxStandardNormal,
+  inverseNormalCdf,
+  stragglerPenalty,
+  type StragglerInput,
+  type StragglerResult,
+} from './stragglers.js';
 export { groupLayout, groupShape, type GroupKind } from './parallel-groups.js';
 export { trainingStep, type CommKind, type StepBreakdown } from './training-step.js';
-export { overridesRecord, splitPairs, planStep, planJob, compareFabrics, PAYS_OFF_RATIO, scaleJob, type PlanMetrics, type CompareOptions, type ScaleOptions, type CompareMetrics, type ScalePoint, type ScaleSeries, type ScaleMetrics } from './plan.js';
-export { NCCL_NET_DESCRIPTIONS, isRdmaTransport, ncclNetOf, ncclNetDescription, transportRateLabel, presetAtRate, counterpartPreset, intermediateFabric, transportSplit, transportSplitLine, transportSplitDetail, type SplitFabric, type SplitIntermediate, type TransportSplit } from './transport-split.js';
-export { TCP_SEND_CHUNK_BYTES, dataPath, counterpartFabric, explainFabric, type DataPathStep, type DataPath } from './explain.js';
+export {
+  overridesRecord,
+  splitPairs,
+  planStep,
+  planJob,
+  compareFabrics,
+  PAYS_OFF_RATIO,
+  scaleJob,
+  type PlanMetrics,
+  type CompareOptions,
+  type ScaleOptions,
+  type CompareMetrics,
+  type ScalePoint,
+  type ScaleSeries,
+  type ScaleMetrics,
+} from './plan.js';
+export {
+  NCCL_NET_DESCRIPTIONS,
+  isRdmaTransport,
+  ncclNetOf,
+  ncclNetDescription,
+  transportRateLabel,
+  presetAtRate,
+  counterpartPreset,
+  intermediateFabric,
+  transportSplit,
+  transportSplitLine,
+  transportSplitDetail,
+  type SplitFabric,
+  type SplitIntermediate,
+  type TransportSplit,
+} from './transport-split.js';
+export {
+  TCP_SEND_CHUNK_BYTES,
+  dataPath,
+  counterpartFabric,
+  explainFabric,
+  type DataPathStep,
+  type DataPath,
+} from './explain.js';
 export { FITTED_PARAMETERS, FITTED_CONSTANTS, type ModelConstants, type FittedParameter } from './fitted.js';
-export { REGIMES, regimeOf, logErrors, summarise, FIT_ERROR_CAP, objective, fitConstants, validateModel, corpusPredictor, corpusFromJson, type Regime, type MeasuredRow, type CorpusLog, type Predicted, type LogPredictor, type RegimeErrors, type RegimeSummary, type ValidationLogResult, type ValidationResult, type CorpusHardware, type CorpusEntry } from './validation.js';
+export {
+  REGIMES,
+  regimeOf,
+  logErrors,
+  summarise,
+  FIT_ERROR_CAP,
+  objective,
+  fitConstants,
+  validateModel,
+  corpusPredictor,
+  corpusFromJson,
+  type Regime,
+  type MeasuredRow,
+  type CorpusLog,
+  type Predicted,
+  type LogPredictor,
+  type RegimeErrors,
+  type RegimeSummary,
+  type ValidationLogResult,
+  type ValidationResult,
+  type CorpusHardware,
+  type CorpusEntry,
+} from './validation.js';

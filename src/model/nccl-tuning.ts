@@ -106,7 +106,11 @@ export function tuningFor(version: string | undefined): NcclVersionTuning {
 
 type PerProtocol = Record<NcclProtocol, number>;
 type PerAlgorithm = Record<NcclAlgorithm, PerProtocol>;
-const p = (ll: number, ll128: number, simple: number): PerProtocol => ({ LL: ll, LL128: ll128, Simple: simple });
+const p = (ll: number, ll128: number, simple: number): PerProtocol => ({
+  LL: ll,
+  LL128: ll128,
+  Simple: simple,
+});
 
 /** tuning.cc baseLat (us): the fixed cost of one collective per algorithm and protocol. */
 export const BASE_LATENCY_US: PerAlgorithm = {
@@ -160,7 +164,12 @@ const nodeIndex = (nodes: number): 0 | 1 | 2 => (nodes <= 1 ? 0 : nodes === 2 ? 
  * tuning.cc llMaxBws (GB/s): LL's bus bandwidth cap. One node: the GPU generation's row; several
  * nodes: the CPU's row (Intel {39.0, 39.0, 20.4}, AMD {87.7, 22.5, 19.0}); the model assumes Intel hosts.
  */
-const LL_MAX_BW_ONE_NODE: Record<GpuGeneration, number> = { volta: 39.0, ampere: 87.7, hopper: 141.0, blackwell: 282.0 };
+const LL_MAX_BW_ONE_NODE: Record<GpuGeneration, number> = {
+  volta: 39.0,
+  ampere: 87.7,
+  hopper: 141.0,
+  blackwell: 282.0,
+};
 const LL_MAX_BW_INTEL: [number, number, number] = [39.0, 39.0, 20.4];
 /** tuning.cc perChMaxRingLL128Bws (GB/s per channel). */
 const RING_LL128_PER_CHANNEL: Record<GpuGeneration, [number, number, number]> = {
@@ -184,24 +193,40 @@ const TREE_LL128_PER_CHANNEL: Record<GpuGeneration, [number, number, number]> = 
   blackwell: [73.4, 73.4, 58.0],
 };
 
-export function llMaxBandwidthGBps(generation: GpuGeneration, nodes: number, tuning: NcclVersionTuning): number {
+export function llMaxBandwidthGBps(
+  generation: GpuGeneration,
+  nodes: number,
+  tuning: NcclVersionTuning,
+): number {
   if (nodes > 1) return LL_MAX_BW_INTEL[nodeIndex(nodes)];
   if (generation === 'hopper' && !tuning.hopperLl141) return 87.7;
   if (generation === 'blackwell') return tuning.blackwell ? 282.0 : 141.0;
   return LL_MAX_BW_ONE_NODE[generation];
 }
-export const ringLl128PerChannelGBps = (generation: GpuGeneration, nodes: number): number => RING_LL128_PER_CHANNEL[generation][nodeIndex(nodes)];
-export const treePerChannelGBps = (generation: GpuGeneration, nodes: number): number => TREE_PER_CHANNEL[generation][nodeIndex(nodes)];
-export const treeLl128PerChannelGBps = (generation: GpuGeneration, nodes: number): number => TREE_LL128_PER_CHANNEL[generation][nodeIndex(nodes)];
+export const ringLl128PerChannelGBps = (generation: GpuGeneration, nodes: number): number =>
+  RING_LL128_PER_CHANNEL[generation][nodeIndex(nodes)];
+export const treePerChannelGBps = (generation: GpuGeneration, nodes: number): number =>
+  TREE_PER_CHANNEL[generation][nodeIndex(nodes)];
+export const treeLl128PerChannelGBps = (generation: GpuGeneration, nodes: number): number =>
+  TREE_LL128_PER_CHANNEL[generation][nodeIndex(nodes)];
 
 /**
  * tuning.cc treeCorrectionFactor[protocol][log2(bytes / 64)]: the tuner's own correction of tree
  * bandwidth by size, for sizes 64 B (index 0) to 256 MiB (index 22); 1 beyond.
  */
 const TREE_CORRECTION: Record<NcclProtocol, readonly number[]> = {
-  LL: [1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0, 1.0],
-  LL128: [1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0],
-  Simple: [0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9],
+  LL: [
+    1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0,
+    1.0, 1.0,
+  ],
+  LL128: [
+    1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9,
+    1.0, 1.0,
+  ],
+  Simple: [
+    0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8,
+    0.9, 0.9,
+  ],
 };
 export function treeCorrection(protocol: NcclProtocol, sizeBytes: number): number {
   const index = Math.floor(Math.log2(Math.max(1, sizeBytes / 64)));
@@ -213,7 +238,8 @@ export function treeCorrection(protocol: NcclProtocol, sizeBytes: number): numbe
 export const llBusbwShare = (nodes: number, reduces: boolean, tuning: NcclVersionTuning): number =>
   tuning.ringLlHalf ? 0.5 : nodes > 1 || reduces ? 1 / 4 : 1 / 3;
 /** tuning.cc ring LL128: 0.92 of busBw (120/128); 0.7 with one GPU per node before 2.25. */
-export const ll128BusbwShare = (gpusPerNode: number, tuning: NcclVersionTuning): number => (gpusPerNode < 2 ? tuning.ll128OneGpuShare : 0.92);
+export const ll128BusbwShare = (gpusPerNode: number, tuning: NcclVersionTuning): number =>
+  gpusPerNode < 2 ? tuning.ll128OneGpuShare : 0.92;
 /** tuning.cc: NVLS and NVLSTree convert bus to algorithm bandwidth with 5/6 (2.20 to 2.25). */
 export const NVLS_ALGBW_RATIO = 5 / 6;
 /** src/transport/nvls.cc: NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32. */
@@ -250,12 +276,19 @@ export const THREAD_THRESHOLD_BYTES: PerProtocol = p(8, 8, 64);
  * channels; the model keeps the fraction (bytes / per-channel threshold), so the time never falls as the
  * size grows between two whole counts (the share of bandwidth follows the bytes, as whole channels do on average).
  */
-export function channelsForSize(sizeBytes: number, channels: number, protocol: NcclProtocol, ring: boolean, ranks: number): number {
+export function channelsForSize(
+  sizeBytes: number,
+  channels: number,
+  protocol: NcclProtocol,
+  ring: boolean,
+  ranks: number,
+): number {
   const perChannel = THREADS_PER_CHANNEL[protocol] * THREAD_THRESHOLD_BYTES[protocol] * (ring ? ranks : 1);
   return Math.max(1, Math.min(channels, sizeBytes / perChannel));
 }
 
-export const isAlgorithmId = (value: string): value is NcclAlgorithm => (ALGORITHM_IDS as readonly string[]).includes(value);
+export const isAlgorithmId = (value: string): value is NcclAlgorithm =>
+  (ALGORITHM_IDS as readonly string[]).includes(value);
 
 /**
  * NVLS chunk size for a message (enqueue.cc 2.25.1, calcCollChunking): NCCL_NVLS_CHUNKSIZE 128 KiB, cut to
@@ -264,7 +297,12 @@ export const isAlgorithmId = (value: string): value is NcclAlgorithm => (ALGORIT
  * NVLSTree: cut to 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE), then capped at 64 / 32 KiB below
  * 4 / 1 x ops x chunk (its 256 and 128 KiB caps never bind below NCCL_NVLS_CHUNKSIZE).
  */
-export function nvlsChunkBytes(sizeBytes: number, concurrentOps: number, tree: boolean, nodes: number): number {
+export function nvlsChunkBytes(
+  sizeBytes: number,
+  concurrentOps: number,
+  tree: boolean,
+  nodes: number,
+): number {
   const KiB = 1024;
   let chunk = 128 * KiB;
   if (!tree) {
@@ -291,4 +329,5 @@ export function nvlsChunkThresholds(concurrentOps: number, tree: boolean, nodes:
  * NCCL's NVLS efficiency per generation (nvlsEfficiency: Hopper 0.85, Blackwell 0.74), NVIDIA/nccl
  * src/tuning/nvls.cc at 1fc949c5 (a release after 2.28; its exact version could not be verified).
  */
-export const nvlsEfficiency = (generation: GpuGeneration): number => (generation === 'blackwell' ? 0.74 : 0.85);
+export const nvlsEfficiency = (generation: GpuGeneration): number =>
+  generation === 'blackwell' ? 0.74 : 0.85;

@@ -3,9 +3,28 @@
  * CollNet (IB SHARP) and PAT. Ring, tree and the hierarchical scheme are in collectives.ts.
  */
 import { busbwFactor, type CollectiveOp } from './busbw.js';
-import { NVLS_MAX_ARITY, nvlsChannels, nvlsChunkBytes, nvlsChunkThresholds, nvlsEfficiency, PAT_BUSBW_SHARE } from './nccl-tuning.js';
+import {
+  NVLS_MAX_ARITY,
+  nvlsChannels,
+  nvlsChunkBytes,
+  nvlsChunkThresholds,
+  nvlsEfficiency,
+  PAT_BUSBW_SHARE,
+} from './nccl-tuning.js';
 import { rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
-import { interHopLatencyUs, intraHwLatency, nodeNetworkWithPcieGBps, ringBottleneckGBps, ringChannels, scaled, streamsPerFlow, treeNetworkAlgbwGBps, usFor, type Cost, type Latency } from './cost-terms.js';
+import {
+  interHopLatencyUs,
+  intraHwLatency,
+  nodeNetworkWithPcieGBps,
+  ringBottleneckGBps,
+  ringChannels,
+  scaled,
+  streamsPerFlow,
+  treeNetworkAlgbwGBps,
+  usFor,
+  type Cost,
+  type Latency,
+} from './cost-terms.js';
 
 /**
  * NVLS heads: one per GPU of the NVLink domain, at most NCCL_MAX_NVLS_ARITY 32 (search.cc: the NVLS graph has
@@ -13,7 +32,8 @@ import { interHopLatencyUs, intraHwLatency, nodeNetworkWithPcieGBps, ringBottlen
  * Each head reduces and multicasts its own share of every loop (src/device/all_reduce.h, NVLS
  * `loopCount = nvls->nHeads * chunkSize` per channel). NVLSTree's NVLS part runs inside each node.
  */
-const nvlsHeads = (shape: CollectiveShape, tree: boolean): number => Math.min(NVLS_MAX_ARITY, tree ? shape.gpusPerNode : rankCount(shape));
+const nvlsHeads = (shape: CollectiveShape, tree: boolean): number =>
+  Math.min(NVLS_MAX_ARITY, tree ? shape.gpusPerNode : rankCount(shape));
 
 /**
  * NVLS (NVLink SHARP) inside one NVLink domain: the NVSwitch reduces and multicasts; all_reduce, reduce_scatter,
@@ -29,7 +49,10 @@ export function nvlsAlgbwGBps(op: CollectiveOp, shape: CollectiveShape): number 
   const heads = nvlsHeads(shape, false);
   const perDirection = shape.nvlinkPerDirectionGBps;
   const busbw = op === 'all_reduce' ? (2 * perDirection * (heads - 1)) / heads : perDirection;
-  return (shape.constants.nvlsShare * nvlsEfficiency(shape.generation) * busbw) / Math.max(busbwFactor(op, g), 1e-9);
+  return (
+    (shape.constants.nvlsShare * nvlsEfficiency(shape.generation) * busbw) /
+    Math.max(busbwFactor(op, g), 1e-9)
+  );
 }
 
 /**
@@ -51,7 +74,13 @@ const NVLS_TREE_STAGES = 4;
  * message never takes less time than a smaller one (NCCL's chunk grows at its thresholds; the model keeps the
  * time just below each threshold as a floor above it).
  */
-export function nvlsPipelineTimeUs(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, tree: boolean, algbwGBps: number): number {
+export function nvlsPipelineTimeUs(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  tree: boolean,
+  algbwGBps: number,
+): number {
   if (!(sizeBytes > 0)) return 0;
   const heads = nvlsHeads(shape, tree);
   const concurrentOps = nvlsChannels(shape.generation) * heads;
@@ -62,7 +91,9 @@ export function nvlsPipelineTimeUs(op: CollectiveOp, sizeBytes: number, shape: C
     const dataUs = usFor(Math.min(bytes, loopBytes), algbwGBps);
     const loops = Math.max(1, bytes / loopBytes);
     // NVLSTree: the first loop's fixed cost is NCCL's NVLSTree latency (its intra hop and tree hops), only its data adds.
-    return tree ? (loops - 1) * Math.max(dataUs, stepUs) + (1 + fill) * dataUs : loops * Math.max(dataUs, stepUs) + fill * dataUs;
+    return tree
+      ? (loops - 1) * Math.max(dataUs, stepUs) + (1 + fill) * dataUs
+      : loops * Math.max(dataUs, stepUs) + fill * dataUs;
   };
   let time = timeAt(sizeBytes);
   for (const threshold of nvlsChunkThresholds(concurrentOps, tree, shape.nodes)) {
@@ -84,9 +115,16 @@ export function nvlsCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveS
 }
 
 export function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const algbw = Math.min(nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }), treeNetworkAlgbwGBps(shape) * shape.constants.treeShare);
+  const algbw = Math.min(
+    nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }),
+    treeNetworkAlgbwGBps(shape) * shape.constants.treeShare,
+  );
   const depth = Math.floor(Math.log2(Math.max(1, shape.nodes)));
-  const latency: Latency = { base: 0, intra: intraHwLatency(shape, 'nvlstree', 'Simple'), inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple') };
+  const latency: Latency = {
+    base: 0,
+    intra: intraHwLatency(shape, 'nvlstree', 'Simple'),
+    inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple'),
+  };
   const streams = streamsPerFlow(shape);
   return {
     latencyUs: scaled(shape, latency),
@@ -107,8 +145,19 @@ export function collnetCost(sizeBytes: number, shape: CollectiveShape, chain: bo
   const ppn = shape.gpusPerNode;
   const hop = intraHwLatency(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple');
   const intra2 = chain ? 2 * (ppn - 1) * hop : 2 * (Math.min(1, ppn - 1) * hop + (ppn - 1) * 0.4);
-  const latency: Latency = { base: 0, intra: intra2, inter: interHopLatencyUs(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple') };
-  return { latencyUs: scaled(shape, latency), bandwidthTimeUs: usFor(sizeBytes, algbw), networkSteps: 2, flowsPerStep: shape.nodes * shape.nicsPerNode, bytesPerFlow: sizeBytes / shape.nicsPerNode, channels: 16 };
+  const latency: Latency = {
+    base: 0,
+    intra: intra2,
+    inter: interHopLatencyUs(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple'),
+  };
+  return {
+    latencyUs: scaled(shape, latency),
+    bandwidthTimeUs: usFor(sizeBytes, algbw),
+    networkSteps: 2,
+    flowsPerStep: shape.nodes * shape.nicsPerNode,
+    bytesPerFlow: sizeBytes / shape.nicsPerNode,
+    channels: 16,
+  };
 }
 
 /** PAT (all_gather / reduce_scatter, one GPU per node, 2.23+): log2(N) network steps instead of N-1, at 0.75 of the ring's bandwidth. */
@@ -116,7 +165,11 @@ export function patCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const ranks = rankCount(shape);
   const busBw = ringBottleneckGBps(shape) * PAT_BUSBW_SHARE;
   const interLat = interHopLatencyUs(shape, 'pat', 'Simple');
-  const latency: Latency = { base: 8, intra: ranks * 2.8, inter: Math.floor(Math.log2(Math.max(1, shape.nodes))) * (interLat / 3.5) };
+  const latency: Latency = {
+    base: 8,
+    intra: ranks * 2.8,
+    inter: Math.floor(Math.log2(Math.max(1, shape.nodes))) * (interLat / 3.5),
+  };
   return {
     latencyUs: scaled(shape, latency),
     // all_gather and reduce_scatter share the factor (n-1)/n.

@@ -5,7 +5,16 @@
 import type { CollectiveOp } from './busbw.js';
 import { nodeNetworkGBps, rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
 import type { AlgorithmUsed } from './algorithm-rules.js';
-import { gpuNetworkFeedGBps, nodeNetworkWithPcieGBps, p2pLatencyUs, ringChannels, ringSteps, streamsPerFlow, usFor, type Cost } from './cost-terms.js';
+import {
+  gpuNetworkFeedGBps,
+  nodeNetworkWithPcieGBps,
+  p2pLatencyUs,
+  ringChannels,
+  ringSteps,
+  streamsPerFlow,
+  usFor,
+  type Cost,
+} from './cost-terms.js';
 
 /**
  * Time of a one-rank call that moves nothing: 0.78 us, the in-place one-rank alltoall of
@@ -20,15 +29,19 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const ranks = rankCount(shape);
   const g = shape.gpusPerNode;
   const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
-  const crossLeaf = shape.topology.kind === 'leaf-spine' && shape.nodes > 1
-    ? Math.max(0, shape.nodes - shape.topology.nodesPerLeaf) / (shape.nodes - 1)
-    : 0;
+  const crossLeaf =
+    shape.topology.kind === 'leaf-spine' && shape.nodes > 1
+      ? Math.max(0, shape.nodes - shape.topology.nodesPerLeaf) / (shape.nodes - 1)
+      : 0;
   const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
   const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
   const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
   const streams = streamsPerFlow(shape);
   return {
-    latencyUs: p2pLatencyUs(shape) + Math.max(0, ranks - 2) * shape.constants.peerUs + (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
+    latencyUs:
+      p2pLatencyUs(shape) +
+      Math.max(0, ranks - 2) * shape.constants.peerUs +
+      (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
     flowsPerStep: g * (ranks - g) * streams,
@@ -79,7 +92,12 @@ export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
 }
 
 /** Pure alpha-beta (no NCCL, protocol or GPU terms): ring T = steps x alpha + volume / B. */
-export function pureAlphaBetaCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, algo: AlgorithmUsed): Cost {
+export function pureAlphaBetaCost(
+  op: CollectiveOp,
+  sizeBytes: number,
+  shape: CollectiveShape,
+  algo: AlgorithmUsed,
+): Cost {
   const alpha = shape.pureAlphaUs ?? 0;
   const ranks = rankCount(shape);
   const bandwidth = shape.nodes > 1 || shape.gpusPerNode === 1 ? nodeNetworkGBps(shape) : shape.nicGBps;
@@ -89,9 +107,14 @@ export function pureAlphaBetaCost(op: CollectiveOp, sizeBytes: number, shape: Co
     return { latencyUs: 2 * depth * alpha, bandwidthTimeUs: usFor(2 * sizeBytes, bandwidth), ...none };
   }
   if (op === 'alltoall') {
-    return { latencyUs: (ranks - 1) * alpha, bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, bandwidth), ...none };
+    return {
+      latencyUs: (ranks - 1) * alpha,
+      bandwidthTimeUs: usFor(((ranks - 1) / ranks) * sizeBytes, bandwidth),
+      ...none,
+    };
   }
-  if (op === 'sendrecv') return { latencyUs: alpha, bandwidthTimeUs: usFor(sizeBytes, shape.nicGBps), ...none };
+  if (op === 'sendrecv')
+    return { latencyUs: alpha, bandwidthTimeUs: usFor(sizeBytes, shape.nicGBps), ...none };
   const { volumeFactor } = ringSteps(op, ranks, shape.nodes, true);
   const steps = op === 'all_reduce' ? 2 * (ranks - 1) : ranks - 1;
   return { latencyUs: steps * alpha, bandwidthTimeUs: usFor(volumeFactor * sizeBytes, bandwidth), ...none };

@@ -14,7 +14,11 @@ function membersPerNode(size: number, stride: number, gpusPerNode: number): numb
   return Math.max(1, Math.min(size, Math.floor(gpusPerNode / stride)));
 }
 
-export function groupLayout(kind: GroupKind, parallelism: Parallelism, gpusPerNode: number): { size: number; perNode: number } {
+export function groupLayout(
+  kind: GroupKind,
+  parallelism: Parallelism,
+  gpusPerNode: number,
+): { size: number; perNode: number } {
   const { tp, cp, dp, ep, pp } = parallelism;
   switch (kind) {
     case 'tp':
@@ -35,7 +39,11 @@ export function groupLayout(kind: GroupKind, parallelism: Parallelism, gpusPerNo
  * The shape one group's collective runs on: its nodes, its members per node, and its share of each
  * node's NICs (all groups of a kind run at once, so each gets members/gpusPerNode of the NICs).
  */
-export function groupShape(kind: GroupKind, parallelism: Parallelism, cluster: Cluster): CollectiveShape | undefined {
+export function groupShape(
+  kind: GroupKind,
+  parallelism: Parallelism,
+  cluster: Cluster,
+): CollectiveShape | undefined {
   const { size, perNode } = groupLayout(kind, parallelism, cluster.gpusPerNode);
   if (size <= 1) return undefined;
   const nodes = Math.ceil(size / perNode);

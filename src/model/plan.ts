@@ -1,10 +1,24 @@
 /** `plan`, `compare`, `scale`: the training-step model over one job, several fabrics, several sizes. */
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
 import { AifabricError } from '../core/errors.js';
-import { applyFabricOverrides, fabricPresets, resolveFabric, type FabricSpec, type Job, type JobOverrides, type LoadedJob } from '../spec/index.js';
+import {
+  applyFabricOverrides,
+  fabricPresets,
+  resolveFabric,
+  type FabricSpec,
+  type Job,
+  type JobOverrides,
+  type LoadedJob,
+} from '../spec/index.js';
 import { DEFAULT_NCCL_VERSION } from './nccl-tuning.js';
 import { trainingStep, type StepBreakdown } from './training-step.js';
-import { counterpartPreset, isRdmaTransport, ncclNetOf, transportSplit, type TransportSplit } from './transport-split.js';
+import {
+  counterpartPreset,
+  isRdmaTransport,
+  ncclNetOf,
+  transportSplit,
+  type TransportSplit,
+} from './transport-split.js';
 
 export interface PlanMetrics extends StepBreakdown {
   fabric: string;
@@ -62,7 +76,11 @@ interface FabricEntry {
  * The fabrics asked for, in order, each followed by its counterpart of the same line rate over the other
  * transport (a built-in preset) unless that one is asked for or already added.
  */
-function withCounterparts(requested: readonly FabricSpec[], names: readonly string[], counterparts: boolean): FabricEntry[] {
+function withCounterparts(
+  requested: readonly FabricSpec[],
+  names: readonly string[],
+  counterparts: boolean,
+): FabricEntry[] {
   const seen = new Set(requested.map((fabric) => fabric.id));
   const entries: FabricEntry[] = [];
   requested.forEach((fabric, index) => {
@@ -80,9 +98,12 @@ function withCounterparts(requested: readonly FabricSpec[], names: readonly stri
 export function splitPairs(fabrics: readonly FabricSpec[]): [FabricSpec, FabricSpec][] {
   const tcp = fabrics.filter((fabric) => fabric.transport === 'tcp');
   const rdma = fabrics.filter((fabric) => isRdmaTransport(fabric.transport));
-  if (tcp.length > 0 && rdma.length > 0) return tcp.flatMap((from) => rdma.map((to): [FabricSpec, FabricSpec] => [from, to]));
+  if (tcp.length > 0 && rdma.length > 0)
+    return tcp.flatMap((from) => rdma.map((to): [FabricSpec, FabricSpec] => [from, to]));
   const [first, ...rest] = fabrics;
-  return first ? rest.filter((other) => other.id !== first.id).map((other): [FabricSpec, FabricSpec] => [first, other]) : [];
+  return first
+    ? rest.filter((other) => other.id !== first.id).map((other): [FabricSpec, FabricSpec] => [first, other])
+    : [];
 }
 
 function fabricFields(fabric: FabricSpec): Pick<PlanMetrics, 'transport' | 'lineRateGbps' | 'ncclNet'> {
@@ -117,13 +138,24 @@ function jobSummary(job: Job): Record<string, unknown> {
 }
 
 export function planStep(job: Job): PlanMetrics {
-  return { fabric: job.cluster.fabric.id, nodes: job.cluster.nodes, ...fabricFields(job.cluster.fabric), ...trainingStep(job) };
+  return {
+    fabric: job.cluster.fabric.id,
+    nodes: job.cluster.nodes,
+    ...fabricFields(job.cluster.fabric),
+    ...trainingStep(job),
+  };
 }
 
-export function planJob(loaded: LoadedJob, overrides: JobOverrides = {}, file?: string): ResultEnvelope<PlanMetrics> {
+export function planJob(
+  loaded: LoadedJob,
+  overrides: JobOverrides = {},
+  file?: string,
+): ResultEnvelope<PlanMetrics> {
   const job = loaded.resolve(overrides);
   const metrics = planStep(job);
-  return makeResult('plan', { file, overrides: overridesRecord(overrides), job: jobSummary(job) }, metrics, { warnings: metrics.warnings });
+  return makeResult('plan', { file, overrides: overridesRecord(overrides), job: jobSummary(job) }, metrics, {
+    warnings: metrics.warnings,
+  });
 }
 
 export function compareFabrics(
@@ -138,14 +170,25 @@ export function compareFabrics(
   const rows = withCounterparts(requested, fabrics, options.counterparts ?? true).map((entry) => {
     const row: PlanMetrics = planStep(loaded.resolve({ ...overrides, fabric: entry.fabric }));
     stepTimes.set(entry.fabric, row.stepTimeMs);
-    return entry.counterpartOf === undefined ? row : { ...row, addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf };
+    return entry.counterpartOf === undefined
+      ? row
+      : { ...row, addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf };
   });
-  const stepTimeMs = (fabric: FabricSpec): number => stepTimes.get(fabric) ?? trainingStep(loaded.resolve({ ...overrides, fabric })).stepTimeMs;
-  const splits = splitPairs(requested).map(([from, to]) => transportSplit(from, to, stepTimeMs, fabricPresets));
+  const stepTimeMs = (fabric: FabricSpec): number =>
+    stepTimes.get(fabric) ?? trainingStep(loaded.resolve({ ...overrides, fabric })).stepTimeMs;
+  const splits = splitPairs(requested).map(([from, to]) =>
+    transportSplit(from, to, stepTimeMs, fabricPresets),
+  );
   const warnings = [...new Set(rows.flatMap((row) => row.warnings))];
   return makeResult(
     'compare',
-    { file, fabrics, counterparts: options.counterparts ?? true, overrides: overridesRecord(overrides), job: jobSummary(loaded.resolve(overrides)) },
+    {
+      file,
+      fabrics,
+      counterparts: options.counterparts ?? true,
+      overrides: overridesRecord(overrides),
+      job: jobSummary(loaded.resolve(overrides)),
+    },
     { rows, split: splits[0] ?? null, splits },
     { warnings },
   );
@@ -187,7 +230,11 @@ export interface ScaleMetrics {
 
 export const PAYS_OFF_RATIO = 1.1;
 
-function bestAt(points: Map<string, Map<number, StepBreakdown>>, fabrics: string[], nodes: number): { fabric: string; stepTimeMs: number } | undefined {
+function bestAt(
+  points: Map<string, Map<number, StepBreakdown>>,
+  fabrics: string[],
+  nodes: number,
+): { fabric: string; stepTimeMs: number } | undefined {
   let best: { fabric: string; stepTimeMs: number } | undefined;
   for (const fabric of fabrics) {
     const step = points.get(fabric)?.get(nodes);
@@ -224,12 +271,24 @@ export function scaleJob(
   const transports = new Map<string, string>();
   const known = fabrics.map((name) => ({ name, fabric: lookUpFabric(name, overrides.fields?.fabric ?? {}) }));
   const requested = known.flatMap((entry) => (entry.fabric ? [entry.fabric] : []));
-  const added = withCounterparts(requested, requested.map((fabric) => fabric.id), options.counterparts ?? true).filter((entry) => entry.counterpartOf !== undefined);
+  const added = withCounterparts(
+    requested,
+    requested.map((fabric) => fabric.id),
+    options.counterparts ?? true,
+  ).filter((entry) => entry.counterpartOf !== undefined);
   // Each asked-for name in order, its counterpart (if any) right after it.
-  const entries: { key: string; fabric: string | FabricSpec; spec?: FabricSpec; counterpartOf?: string }[] = known.flatMap(({ name, fabric }) => [
-    { key: name, fabric: name, ...(fabric ? { spec: fabric } : {}) },
-    ...added.filter((entry) => entry.counterpartOf === fabric?.id).map((entry) => ({ key: entry.fabric.id, fabric: entry.fabric, spec: entry.fabric, counterpartOf: entry.counterpartOf })),
-  ]);
+  const entries: { key: string; fabric: string | FabricSpec; spec?: FabricSpec; counterpartOf?: string }[] =
+    known.flatMap(({ name, fabric }) => [
+      { key: name, fabric: name, ...(fabric ? { spec: fabric } : {}) },
+      ...added
+        .filter((entry) => entry.counterpartOf === fabric?.id)
+        .map((entry) => ({
+          key: entry.fabric.id,
+          fabric: entry.fabric,
+          spec: entry.fabric,
+          counterpartOf: entry.counterpartOf,
+        })),
+    ]);
   const seenKeys = new Set<string>();
   const series: ScaleSeries[] = [];
   for (const entry of entries) {
@@ -243,7 +302,9 @@ export function scaleJob(
         perNodes.set(nodes, trainingStep(job));
       } catch (error) {
         if (!isSkippable(error)) throw error;
-        warnings.push(`${entry.key} at ${nodes} node(s) skipped: ${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''}`);
+        warnings.push(
+          `${entry.key} at ${nodes} node(s) skipped: ${error instanceof Error ? (error.message.split('\n')[0] ?? '') : ''}`,
+        );
       }
     }
     steps.set(entry.key, perNodes);
@@ -262,7 +323,9 @@ export function scaleJob(
       fabric: entry.key,
       transport: transports.get(entry.key) ?? entry.spec?.transport ?? 'unknown',
       ...(entry.spec ? { ncclNet: ncclNetOf(entry.spec) } : {}),
-      ...(entry.counterpartOf !== undefined ? { addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf } : {}),
+      ...(entry.counterpartOf !== undefined
+        ? { addedAsCounterpart: true as const, counterpartOf: entry.counterpartOf }
+        : {}),
       points,
     });
   }
@@ -272,7 +335,8 @@ export function scaleJob(
   let paysOff: number | null = null;
   let statement: string;
   if (tcpFabrics.length === 0 || rdmaFabrics.length === 0) {
-    statement = 'the pay-off point needs at least one TCP and one RDMA (RoCE or InfiniBand) fabric in --fabrics';
+    statement =
+      'the pay-off point needs at least one TCP and one RDMA (RoCE or InfiniBand) fabric in --fabrics';
   } else {
     // The smallest node count from which the best RDMA fabric stays at least 10% faster per step than the best TCP one.
     for (let index = sortedNodes.length - 1; index >= 0; index--) {
@@ -299,7 +363,14 @@ export function scaleJob(
   });
   return makeResult(
     'scale',
-    { file, nodes: sortedNodes, fabrics, counterparts: options.counterparts ?? true, overrides: overridesRecord(overrides), job: jobSummary(loaded.resolve(overrides)) },
+    {
+      file,
+      nodes: sortedNodes,
+      fabrics,
+      counterparts: options.counterparts ?? true,
+      overrides: overridesRecord(overrides),
+      job: jobSummary(loaded.resolve(overrides)),
+    },
     {
       fabrics: series,
       rdmaPaysOffFromNodes: paysOff,
@@ -325,7 +396,9 @@ function headlineSplits(
   const [from, to] = pair;
   return nodeCounts.flatMap((nodes) => {
     try {
-      const stepTimeMs = (fabric: FabricSpec): number => known(fabric, nodes) ?? trainingStep(loaded.resolve({ ...overrides, fabric, nodes, keepBatchPerReplica: true })).stepTimeMs;
+      const stepTimeMs = (fabric: FabricSpec): number =>
+        known(fabric, nodes) ??
+        trainingStep(loaded.resolve({ ...overrides, fabric, nodes, keepBatchPerReplica: true })).stepTimeMs;
       return [{ nodes, split: transportSplit(from, to, stepTimeMs, fabricPresets) }];
     } catch (error) {
       if (isSkippable(error)) return [];

@@ -3,12 +3,23 @@
  * large-message busbw plateau a healthy cluster should reach (used by `check`).
  */
 import { UsageError } from '../core/errors.js';
-import { resolveFabric, resolveGpu, type ClusterTopology, type FabricSpec, type GpuSpec } from '../spec/index.js';
+import {
+  resolveFabric,
+  resolveGpu,
+  type ClusterTopology,
+  type FabricSpec,
+  type GpuSpec,
+} from '../spec/index.js';
 import { MAX_GPUS_PER_NODE, MAX_NODES } from '../core/limits.js';
 import { countsPerRank, usesRedOp, usesRoot } from '../core/collectives.js';
 import { busbwFactor, elementCount, type CollectiveOp } from './busbw.js';
 import { buildShape, type CollectiveShape } from './collective-shape.js';
-import { checkAlgorithmApplies, estimateCollective, type AlgorithmChoice, type CollectiveEstimate } from './collectives.js';
+import {
+  checkAlgorithmApplies,
+  estimateCollective,
+  type AlgorithmChoice,
+  type CollectiveEstimate,
+} from './collectives.js';
 import type { ProtocolChoice } from './nccl-tuning.js';
 import type { ModelConstants } from './fitted.js';
 
@@ -41,10 +52,18 @@ export interface PredictInput {
 
 export function shapeFor(input: Omit<PredictInput, 'op' | 'algo' | 'proto'>): CollectiveShape {
   if (!Number.isInteger(input.nodes) || input.nodes < 1 || input.nodes > MAX_NODES) {
-    throw new UsageError(`invalid node count ${input.nodes} (expected a whole number from 1 to ${MAX_NODES})`);
+    throw new UsageError(
+      `invalid node count ${input.nodes} (expected a whole number from 1 to ${MAX_NODES})`,
+    );
   }
-  if (!Number.isInteger(input.gpusPerNode) || input.gpusPerNode < 1 || input.gpusPerNode > MAX_GPUS_PER_NODE) {
-    throw new UsageError(`invalid GPUs per node ${input.gpusPerNode} (expected a whole number from 1 to ${MAX_GPUS_PER_NODE})`);
+  if (
+    !Number.isInteger(input.gpusPerNode) ||
+    input.gpusPerNode < 1 ||
+    input.gpusPerNode > MAX_GPUS_PER_NODE
+  ) {
+    throw new UsageError(
+      `invalid GPUs per node ${input.gpusPerNode} (expected a whole number from 1 to ${MAX_GPUS_PER_NODE})`,
+    );
   }
   const shapeInput: Parameters<typeof buildShape>[0] = {
     nodes: input.nodes,
@@ -66,13 +85,21 @@ export function shapeFor(input: Omit<PredictInput, 'op' | 'algo' | 'proto'>): Co
 }
 
 export function predictCollective(input: PredictInput & { sizeBytes: number }): CollectiveEstimate {
-  return estimateCollective(input.op, input.sizeBytes, shapeFor(input), input.algo ?? 'auto', input.proto ?? 'auto');
+  return estimateCollective(
+    input.op,
+    input.sizeBytes,
+    shapeFor(input),
+    input.algo ?? 'auto',
+    input.proto ?? 'auto',
+  );
 }
 
 /** Busbw at a message so large that latency no longer counts (16 GiB). */
 export const PLATEAU_SIZE_BYTES = 16 * 1024 ** 3;
 
-export function predictBusbwPlateauGBps(input: Omit<PredictInput, 'algo'> & { algo?: AlgorithmChoice }): number {
+export function predictBusbwPlateauGBps(
+  input: Omit<PredictInput, 'algo'> & { algo?: AlgorithmChoice },
+): number {
   return predictCollective({ ...input, sizeBytes: PLATEAU_SIZE_BYTES }).busbwGBps;
 }
 
@@ -127,22 +154,29 @@ export interface SweepStep {
  */
 export function sweepSizes(minBytes: number, maxBytes: number, step: SweepStep): number[] {
   if (!Number.isSafeInteger(minBytes) || !Number.isSafeInteger(maxBytes) || minBytes < 0) {
-    throw new UsageError(`invalid size range -b ${minBytes} -e ${maxBytes} (expected whole byte counts, 0 <= -b <= -e)`);
+    throw new UsageError(
+      `invalid size range -b ${minBytes} -e ${maxBytes} (expected whole byte counts, 0 <= -b <= -e)`,
+    );
   }
-  if (minBytes > maxBytes) throw new UsageError(`invalid sizes: -b ${minBytes} is above -e ${maxBytes} (expected -b <= -e)`);
+  if (minBytes > maxBytes)
+    throw new UsageError(`invalid sizes: -b ${minBytes} is above -e ${maxBytes} (expected -b <= -e)`);
   const sizes: number[] = [];
   if (step.stepBytes !== undefined) {
     const increment = step.stepBytes;
-    if (!Number.isSafeInteger(increment) || increment < 1) throw new UsageError(`invalid -i ${increment} (expected an increment of at least 1 byte)`);
+    if (!Number.isSafeInteger(increment) || increment < 1)
+      throw new UsageError(`invalid -i ${increment} (expected an increment of at least 1 byte)`);
     const rows = Math.floor((maxBytes - minBytes) / increment) + 1;
     if (rows > MAX_SWEEP_ROWS) {
-      throw new UsageError(`-b ${minBytes} -e ${maxBytes} -i ${increment} asks for ${rows} sizes; the limit is ${MAX_SWEEP_ROWS} (use a larger -i or -f)`);
+      throw new UsageError(
+        `-b ${minBytes} -e ${maxBytes} -i ${increment} asks for ${rows} sizes; the limit is ${MAX_SWEEP_ROWS} (use a larger -i or -f)`,
+      );
     }
     for (let size = minBytes; size <= maxBytes; size += increment) sizes.push(size);
     return sizes;
   }
   const factor = step.factor ?? 2;
-  if (!Number.isSafeInteger(factor) || factor < 2) throw new UsageError(`invalid -f ${factor} (expected a whole multiplication factor of at least 2)`);
+  if (!Number.isSafeInteger(factor) || factor < 2)
+    throw new UsageError(`invalid -f ${factor} (expected a whole multiplication factor of at least 2)`);
   for (let size = minBytes; size <= maxBytes; size = size === 0 ? 1 : size * factor) sizes.push(size);
   return sizes;
 }
@@ -160,7 +194,14 @@ export function sizeGranuleBytes(op: CollectiveOp, ranks: number, typeBytes: num
  * getCollByteCount), without the rows that round to 0 bytes unless 0 was asked for, and without
  * repeats. Refuses a range in which no size holds a whole element.
  */
-export function alignedSweepSizes(op: CollectiveOp, ranks: number, typeBytes: number, minBytes: number, maxBytes: number, step: SweepStep): number[] {
+export function alignedSweepSizes(
+  op: CollectiveOp,
+  ranks: number,
+  typeBytes: number,
+  minBytes: number,
+  maxBytes: number,
+  step: SweepStep,
+): number[] {
   const granule = sizeGranuleBytes(op, ranks, typeBytes);
   const sizes: number[] = [];
   for (const requested of sweepSizes(minBytes, maxBytes, step)) {
@@ -171,37 +212,46 @@ export function alignedSweepSizes(op: CollectiveOp, ranks: number, typeBytes: nu
   }
   if (sizes.length === 0) {
     const perRank = granule > typeBytes ? ` (${typeBytes} bytes per element x ${ranks} ranks for ${op})` : '';
-    throw new UsageError(`no size from -b ${minBytes} to -e ${maxBytes} holds a whole element: the smallest is ${granule} bytes${perRank}`);
+    throw new UsageError(
+      `no size from -b ${minBytes} to -e ${maxBytes} holds a whole element: the smallest is ${granule} bytes${perRank}`,
+    );
   }
   return sizes;
 }
 
-export function collectiveSweep(op: CollectiveOp, shape: CollectiveShape, options: SweepOptions): CollectiveRow[] {
+export function collectiveSweep(
+  op: CollectiveOp,
+  shape: CollectiveShape,
+  options: SweepOptions,
+): CollectiveRow[] {
   const typeBytes = options.typeBytes ?? 4;
   const ranks = shape.nodes * shape.gpusPerNode;
   const { redop, root } = redopAndRoot(op);
   checkAlgorithmApplies(op, options.algo);
-  const step: SweepStep = options.stepBytes !== undefined ? { stepBytes: options.stepBytes } : { factor: options.factor };
-  return alignedSweepSizes(op, ranks, typeBytes, options.minBytes, options.maxBytes, step).map((sizeBytes) => {
-    // nccl-tests prints the element count per rank for all_gather, reduce_scatter, alltoall.
-    const count = elementCount(op, sizeBytes, ranks, typeBytes);
-    const estimate = estimateCollective(op, sizeBytes, shape, options.algo, options.proto ?? 'auto');
-    return {
-      sizeBytes,
-      count,
-      type: options.typeName ?? 'float',
-      redop,
-      root,
-      timeUs: estimate.timeUs,
-      algbwGBps: estimate.algbwGBps,
-      busbwGBps: estimate.busbwGBps,
-      algo: estimate.algo,
-      protocol: estimate.protocol,
-      latencyUs: estimate.latencyUs,
-      bandwidthTimeUs: estimate.bandwidthTimeUs,
-      timeoutDelayUs: estimate.timeoutDelayUs,
-    };
-  });
+  const step: SweepStep =
+    options.stepBytes !== undefined ? { stepBytes: options.stepBytes } : { factor: options.factor };
+  return alignedSweepSizes(op, ranks, typeBytes, options.minBytes, options.maxBytes, step).map(
+    (sizeBytes) => {
+      // nccl-tests prints the element count per rank for all_gather, reduce_scatter, alltoall.
+      const count = elementCount(op, sizeBytes, ranks, typeBytes);
+      const estimate = estimateCollective(op, sizeBytes, shape, options.algo, options.proto ?? 'auto');
+      return {
+        sizeBytes,
+        count,
+        type: options.typeName ?? 'float',
+        redop,
+        root,
+        timeUs: estimate.timeUs,
+        algbwGBps: estimate.algbwGBps,
+        busbwGBps: estimate.busbwGBps,
+        algo: estimate.algo,
+        protocol: estimate.protocol,
+        latencyUs: estimate.latencyUs,
+        bandwidthTimeUs: estimate.bandwidthTimeUs,
+        timeoutDelayUs: estimate.timeoutDelayUs,
+      };
+    },
+  );
 }
 
 export { busbwFactor };

@@ -17,9 +17,17 @@ export function expectedMaxStandardNormal(n: number): number {
 
 /** Acklam's rational approximation of the standard normal quantile (relative error < 1.2e-9). */
 export function inverseNormalCdf(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
+    2.506628277459239,
+  ];
+  const b = [
+    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
+  ];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const low = 0.02425;
   const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
@@ -30,15 +38,24 @@ export function inverseNormalCdf(p: number): number {
   if (p >= 1) return Number.POSITIVE_INFINITY;
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1);
+    return (
+      (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) /
+      ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
+    );
   }
   if (p > 1 - low) {
     const q = Math.sqrt(-2 * Math.log(1 - p));
-    return -(((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1);
+    return (
+      -(((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) /
+      ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
+    );
   }
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) / (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1);
+  return (
+    ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) /
+    (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1)
+  );
 }
 
 export interface StragglerInput {
@@ -68,7 +85,13 @@ export interface StragglerResult {
 function poisson(mean: number, uniform: () => number): number {
   // Knuth's multiplication method: fine for the small means timeouts have.
   if (mean <= 0) return 0;
-  if (mean > 30) return Math.max(0, Math.round(mean + Math.sqrt(mean) * Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform())));
+  if (mean > 30)
+    return Math.max(
+      0,
+      Math.round(
+        mean + Math.sqrt(mean) * Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform()),
+      ),
+    );
   const limit = Math.exp(-mean);
   let count = 0;
   let product = uniform();
@@ -84,7 +107,12 @@ export function stragglerPenalty(input: StragglerInput): StragglerResult {
   if (input.method === 'order-statistics') {
     const jitter = sigma * expectedMaxStandardNormal(input.ranks);
     const timeouts = input.expectedTimeoutMs;
-    return { expectedMaxCommMs: input.commMs + jitter + timeouts, penaltyMs: jitter + timeouts, jitterPenaltyMs: jitter, timeoutPenaltyMs: timeouts };
+    return {
+      expectedMaxCommMs: input.commMs + jitter + timeouts,
+      penaltyMs: jitter + timeouts,
+      jitterPenaltyMs: jitter,
+      timeoutPenaltyMs: timeouts,
+    };
   }
   const rng = createRng(input.seed);
   const stallMean = input.rtoMs > 0 ? input.expectedTimeoutMs / input.rtoMs : 0;
@@ -100,5 +128,10 @@ export function stragglerPenalty(input: StragglerInput): StragglerResult {
   const expectedMax = totalMax / input.samples;
   const timeouts = totalStall / input.samples;
   const jitter = Math.max(0, expectedMax - input.commMs);
-  return { expectedMaxCommMs: expectedMax + timeouts, penaltyMs: jitter + timeouts, jitterPenaltyMs: jitter, timeoutPenaltyMs: timeouts };
+  return {
+    expectedMaxCommMs: expectedMax + timeouts,
+    penaltyMs: jitter + timeouts,
+    jitterPenaltyMs: jitter,
+    timeoutPenaltyMs: timeouts,
+  };
 }

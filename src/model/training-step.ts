@@ -6,7 +6,12 @@ import type { Job } from '../spec/index.js';
 import { nodeNetworkGBps, type CollectiveShape } from './collective-shape.js';
 import { estimateCollective, type CollectiveEstimate } from './collectives.js';
 import type { CollectiveOp } from './busbw.js';
-import { BYTES_PER_ELEMENT, parameterCounts, recomputeFlopsPerToken, trainingFlopsPerToken } from './flops.js';
+import {
+  BYTES_PER_ELEMENT,
+  parameterCounts,
+  recomputeFlopsPerToken,
+  trainingFlopsPerToken,
+} from './flops.js';
 import { groupShape, type GroupKind } from './parallel-groups.js';
 import { stragglerPenalty } from './stragglers.js';
 import { transportContext, transportTerms } from './transport.js';
@@ -92,7 +97,9 @@ export function trainingStep(job: Job): StepBreakdown {
   const tokensPerStep = job.globalBatchSize * job.sequenceLength;
   const techniques = job.training;
   const flopsPerStep = trainingFlopsPerToken(model, job.sequenceLength) * tokensPerStep;
-  const hardwareFlopsPerStep = flopsPerStep + recomputeFlopsPerToken(model, job.sequenceLength, techniques.activationRecompute) * tokensPerStep;
+  const hardwareFlopsPerStep =
+    flopsPerStep +
+    recomputeFlopsPerToken(model, job.sequenceLength, techniques.activationRecompute) * tokensPerStep;
   const peak = peakTflops(job) * 1e12;
   // computeEfficiency is the kernels' share of peak on the FLOPs they run, recomputed ones included.
   const computeMs = (hardwareFlopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
@@ -128,7 +135,14 @@ export function trainingStep(job: Job): StepBreakdown {
   // again in backward for every micro-batch, one reduce_scatter of gradients per step.
   if (job.sharding === 'none') {
     const buckets = Math.max(1, Math.ceil(localGradientBytes / job.gradientBucketBytes));
-    addCollective(acc.dp, shapes.dp, 'all_reduce', localGradientBytes / buckets, buckets, cluster.gpusPerNode);
+    addCollective(
+      acc.dp,
+      shapes.dp,
+      'all_reduce',
+      localGradientBytes / buckets,
+      buckets,
+      cluster.gpusPerNode,
+    );
   } else if (job.sharding === 'zero1') {
     addCollective(acc.dp, shapes.dp, 'reduce_scatter', localGradientBytes, 1, cluster.gpusPerNode);
     addCollective(acc.dp, shapes.dp, 'all_gather', localParams * 2, 1, cluster.gpusPerNode);
@@ -143,10 +157,28 @@ export function trainingStep(job: Job): StepBreakdown {
     // per-collective latency (it grows with the ring) is what stops the scaling.
     const layerWeightBytes = (localParams * 2) / layersPerStage;
     const layerGradBytes = localGradientBytes / layersPerStage;
-    const gatherPieces = techniques.shardBucketBytes ? Math.max(1, Math.ceil(layerWeightBytes / techniques.shardBucketBytes)) : 1;
-    const scatterPieces = techniques.shardBucketBytes ? Math.max(1, Math.ceil(layerGradBytes / techniques.shardBucketBytes)) : 1;
-    addCollective(acc.dp, shapes.dp, 'all_gather', layerWeightBytes / gatherPieces, 2 * m * layersPerStage * gatherPieces, cluster.gpusPerNode);
-    addCollective(acc.dp, shapes.dp, 'reduce_scatter', layerGradBytes / scatterPieces, m * layersPerStage * scatterPieces, cluster.gpusPerNode);
+    const gatherPieces = techniques.shardBucketBytes
+      ? Math.max(1, Math.ceil(layerWeightBytes / techniques.shardBucketBytes))
+      : 1;
+    const scatterPieces = techniques.shardBucketBytes
+      ? Math.max(1, Math.ceil(layerGradBytes / techniques.shardBucketBytes))
+      : 1;
+    addCollective(
+      acc.dp,
+      shapes.dp,
+      'all_gather',
+      layerWeightBytes / gatherPieces,
+      2 * m * layersPerStage * gatherPieces,
+      cluster.gpusPerNode,
+    );
+    addCollective(
+      acc.dp,
+      shapes.dp,
+      'reduce_scatter',
+      layerGradBytes / scatterPieces,
+      m * layersPerStage * scatterPieces,
+      cluster.gpusPerNode,
+    );
   }
 
   // Tensor parallel (Megatron-LM, Shoeybi et al. 2019): two all_reduces of the activations per layer
@@ -156,21 +188,43 @@ export function trainingStep(job: Job): StepBreakdown {
   const activationPerMicroBatch = (tokensPerMicroBatch / cp) * model.hidden * activationBytes;
   const tpPerLayer = techniques.activationRecompute === 'full' ? 6 : 4;
   if (techniques.sequenceParallel) {
-    addCollective(acc.tp, shapes.tp, 'all_gather', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
-    addCollective(acc.tp, shapes.tp, 'reduce_scatter', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
+    addCollective(
+      acc.tp,
+      shapes.tp,
+      'all_gather',
+      activationPerMicroBatch,
+      tpPerLayer * layersPerStage * m,
+      cluster.gpusPerNode,
+    );
+    addCollective(
+      acc.tp,
+      shapes.tp,
+      'reduce_scatter',
+      activationPerMicroBatch,
+      tpPerLayer * layersPerStage * m,
+      cluster.gpusPerNode,
+    );
   } else {
-    addCollective(acc.tp, shapes.tp, 'all_reduce', activationPerMicroBatch, tpPerLayer * layersPerStage * m, cluster.gpusPerNode);
+    addCollective(
+      acc.tp,
+      shapes.tp,
+      'all_reduce',
+      activationPerMicroBatch,
+      tpPerLayer * layersPerStage * m,
+      cluster.gpusPerNode,
+    );
   }
 
   // Context parallel (ring attention): all_gather of K and V per layer forward, reduce_scatter of
   // their gradients backward.
-  const kvBytes = tokensPerMicroBatch * 2 * model.kvHeads * (model.hidden / model.heads) * activationBytes / tp;
+  const kvBytes =
+    (tokensPerMicroBatch * 2 * model.kvHeads * (model.hidden / model.heads) * activationBytes) / tp;
   addCollective(acc.cp, shapes.cp, 'all_gather', kvBytes, layersPerStage * m, cluster.gpusPerNode);
   addCollective(acc.cp, shapes.cp, 'reduce_scatter', kvBytes, layersPerStage * m, cluster.gpusPerNode);
 
   // Expert parallel (GShard/Switch): dispatch and combine all-to-alls per MoE layer, forward and backward.
   if (model.experts > 1) {
-    const routed = (tokensPerMicroBatch / cp) * model.expertsPerToken * model.hidden * activationBytes / tp;
+    const routed = ((tokensPerMicroBatch / cp) * model.expertsPerToken * model.hidden * activationBytes) / tp;
     addCollective(acc.ep, shapes.ep, 'alltoall', routed, 4 * layersPerStage * m, cluster.gpusPerNode);
   }
 
@@ -179,9 +233,22 @@ export function trainingStep(job: Job): StepBreakdown {
   // crosses v times as many boundaries (section 2.2.2). With sequence parallelism (or Megatron's
   // scatter/gather optimisation) each TP rank sends 1/tp of the activations.
   const interleave = pp > 1 ? techniques.pipelineInterleave : 1;
-  addCollective(acc.pp, shapes.pp, 'sendrecv', activationPerMicroBatch / tp, 2 * m * interleave, cluster.gpusPerNode);
+  addCollective(
+    acc.pp,
+    shapes.pp,
+    'sendrecv',
+    activationPerMicroBatch / tp,
+    2 * m * interleave,
+    cluster.gpusPerNode,
+  );
 
-  const commMs = { tp: acc.tp.timeMs, cp: acc.cp.timeMs, dp: acc.dp.timeMs, ep: acc.ep.timeMs, pp: acc.pp.timeMs };
+  const commMs = {
+    tp: acc.tp.timeMs,
+    cp: acc.cp.timeMs,
+    dp: acc.dp.timeMs,
+    ep: acc.ep.timeMs,
+    pp: acc.pp.timeMs,
+  };
   // Overlap: DP traffic hides behind backward compute (all of compute for ZeRO-3/FSDP prefetching),
   // CP's ring exchange behind attention. TP, EP and PP are on the critical path.
   const sharded = job.sharding === 'zero3' || job.sharding === 'fsdp';
@@ -190,14 +257,27 @@ export function trainingStep(job: Job): StepBreakdown {
   const hiddenCp = Math.min(job.overlap * commMs.cp, computeMs * BACKWARD_SHARE);
   // TP overlap splits each GEMM and pipelines its chunks with the collective: it hides behind compute
   // that DP's prefetch has not already taken.
-  const hiddenTp = Math.min(techniques.tpCommOverlap * commMs.tp, Math.max(0, computeMs - (sharded ? hiddenDp : 0)));
-  const exposedMs = { tp: commMs.tp - hiddenTp, cp: commMs.cp - hiddenCp, dp: commMs.dp - hiddenDp, ep: commMs.ep, pp: commMs.pp };
+  const hiddenTp = Math.min(
+    techniques.tpCommOverlap * commMs.tp,
+    Math.max(0, computeMs - (sharded ? hiddenDp : 0)),
+  );
+  const exposedMs = {
+    tp: commMs.tp - hiddenTp,
+    cp: commMs.cp - hiddenCp,
+    dp: commMs.dp - hiddenDp,
+    ep: commMs.ep,
+    pp: commMs.pp,
+  };
   const exposedCommMs = exposedMs.tp + exposedMs.cp + exposedMs.dp + exposedMs.ep + exposedMs.pp;
-  const timeoutMs = acc.tp.timeoutMs + acc.cp.timeoutMs + acc.dp.timeoutMs + acc.ep.timeoutMs + acc.pp.timeoutMs;
+  const timeoutMs =
+    acc.tp.timeoutMs + acc.cp.timeoutMs + acc.dp.timeoutMs + acc.ep.timeoutMs + acc.pp.timeoutMs;
 
   // Pipeline bubble: (pp - 1) / (v m) of the compute (Narayanan et al. 2021, eq. 1 and section 2.2.2).
   const bubbleMs = pp > 1 ? ((pp - 1) / (interleave * m)) * computeMs : 0;
-  if (interleave > 1 && m % pp !== 0) warnings.push(`the interleaved schedule needs the ${m} micro-batches to be a multiple of pp ${pp} (Megatron-LM)`);
+  if (interleave > 1 && m % pp !== 0)
+    warnings.push(
+      `the interleaved schedule needs the ${m} micro-batches to be a multiple of pp ${pp} (Megatron-LM)`,
+    );
 
   // Timeout stalls sit inside the collectives' times as an expectation; take them out, then let the
   // straggler model put back jitter and stalls (analytically or by seeded Monte Carlo).
@@ -223,7 +303,8 @@ export function trainingStep(job: Job): StepBreakdown {
   const hfu = hardwareFlopsPerStep / (stepSeconds * gpus * peak);
 
   // Host cost of the data path: network bytes per node per second, times CPU seconds and DRAM touches per byte, both directions.
-  const networkGBPerNodePerStep = (acc.tp.networkGB + acc.cp.networkGB + acc.dp.networkGB + acc.ep.networkGB + acc.pp.networkGB);
+  const networkGBPerNodePerStep =
+    acc.tp.networkGB + acc.cp.networkGB + acc.dp.networkGB + acc.ep.networkGB + acc.pp.networkGB;
   const terms = transportTerms(transportContext(cluster));
   const networkGBps = cluster.nodes > 1 ? networkGBPerNodePerStep / stepSeconds : 0;
   const hostCpuCoresPerNode = 2 * networkGBps * terms.cpuSecondsPerGB;
@@ -236,13 +317,18 @@ export function trainingStep(job: Job): StepBreakdown {
     return 1;
   };
   const stateMemoryPerGpuGB =
-    (localParams * (BYTES_PER_PARAM.weights / shardFactor('weights') + BYTES_PER_PARAM.grads / shardFactor('grads') + BYTES_PER_PARAM.optimizer / shardFactor('optimizer'))) / 1e9;
+    (localParams *
+      (BYTES_PER_PARAM.weights / shardFactor('weights') +
+        BYTES_PER_PARAM.grads / shardFactor('grads') +
+        BYTES_PER_PARAM.optimizer / shardFactor('optimizer'))) /
+    1e9;
   if (stateMemoryPerGpuGB > cluster.gpu.hbmGB) {
     warnings.push(
       `weights, gradients and optimizer state need ${stateMemoryPerGpuGB.toFixed(1)} GB per GPU, more than the ${cluster.gpu.hbmGB} GB of a ${cluster.gpu.id} (more sharding, tp or pp needed) at ${cluster.nodes} node(s)`,
     );
   }
-  if (tp > cluster.gpusPerNode) warnings.push(`tp ${tp} spans nodes: its all_reduces cross the network on the critical path`);
+  if (tp > cluster.gpusPerNode)
+    warnings.push(`tp ${tp} spans nodes: its all_reduces cross the network on the critical path`);
 
   return {
     stepTimeMs,

@@ -36,7 +36,12 @@ export function ncclNetDescription(fabric: FabricSpec): string {
   return NCCL_NET_DESCRIPTIONS[net] ?? net;
 }
 
-const TRANSPORT_LABELS: Readonly<Record<string, string>> = { tcp: 'TCP', roce: 'RoCE', ib: 'InfiniBand', efa: 'EFA' };
+const TRANSPORT_LABELS: Readonly<Record<string, string>> = {
+  tcp: 'TCP',
+  roce: 'RoCE',
+  ib: 'InfiniBand',
+  efa: 'EFA',
+};
 
 /** "TCP 100G", "RoCE 400G", "InfiniBand 400G": the transport and the line rate, nothing else. */
 export function transportRateLabel(fabric: Pick<FabricSpec, 'transport' | 'lineRateGbps'>): string {
@@ -56,9 +61,17 @@ function tcpFlavour(fabric: FabricSpec): string {
  * of `like` (plain kernel TCP when `like` is RDMA), so the line-rate step never also takes a hypervisor off
  * the path or adds devmem.
  */
-export function presetAtRate(presets: readonly FabricSpec[], like: FabricSpec, transport: FabricSpec['transport'], lineRateGbps: number): FabricSpec | undefined {
+export function presetAtRate(
+  presets: readonly FabricSpec[],
+  like: FabricSpec,
+  transport: FabricSpec['transport'],
+  lineRateGbps: number,
+): FabricSpec | undefined {
   return presets.find(
-    (preset) => preset.transport === transport && preset.lineRateGbps === lineRateGbps && (transport !== 'tcp' || tcpFlavour(preset) === tcpFlavour(like)),
+    (preset) =>
+      preset.transport === transport &&
+      preset.lineRateGbps === lineRateGbps &&
+      (transport !== 'tcp' || tcpFlavour(preset) === tcpFlavour(like)),
   );
 }
 
@@ -67,7 +80,10 @@ export function presetAtRate(presets: readonly FabricSpec[], like: FabricSpec, t
  * fabric, the TCP one beside a RoCE or InfiniBand fabric. Built-in presets only; undefined when none
  * exists or the transport is neither (EFA).
  */
-export function counterpartPreset(fabric: FabricSpec, presets: readonly FabricSpec[]): FabricSpec | undefined {
+export function counterpartPreset(
+  fabric: FabricSpec,
+  presets: readonly FabricSpec[],
+): FabricSpec | undefined {
   if (fabric.transport === 'tcp') return presetAtRate(presets, fabric, 'roce', fabric.lineRateGbps);
   if (isRdmaTransport(fabric.transport)) return presetAtRate(presets, fabric, 'tcp', fabric.lineRateGbps);
   return undefined;
@@ -100,19 +116,39 @@ export interface TransportSplit {
   transport: number;
 }
 
-function splitFabric(fabric: FabricSpec, stepTimeMs: number, label = transportRateLabel(fabric)): SplitFabric {
-  return { fabric: fabric.id, label, transport: fabric.transport, lineRateGbps: fabric.lineRateGbps, ncclNet: ncclNetOf(fabric), stepTimeMs };
+function splitFabric(
+  fabric: FabricSpec,
+  stepTimeMs: number,
+  label = transportRateLabel(fabric),
+): SplitFabric {
+  return {
+    fabric: fabric.id,
+    label,
+    transport: fabric.transport,
+    lineRateGbps: fabric.lineRateGbps,
+    ncclNet: ncclNetOf(fabric),
+    stepTimeMs,
+  };
 }
 
 /** `from`'s transport at `to`'s line rate, and how it was obtained. */
-export function intermediateFabric(from: FabricSpec, to: FabricSpec, presets: readonly FabricSpec[]): { fabric: FabricSpec; derivation: SplitIntermediate['derivation'] } {
+export function intermediateFabric(
+  from: FabricSpec,
+  to: FabricSpec,
+  presets: readonly FabricSpec[],
+): { fabric: FabricSpec; derivation: SplitIntermediate['derivation'] } {
   // Equal line rates first: then the line-rate factor is 1 even for two fabrics of one transport that differ otherwise.
   if (from.lineRateGbps === to.lineRateGbps) return { fabric: from, derivation: 'from' };
   if (from.transport === to.transport) return { fabric: to, derivation: 'to' };
   const preset = presetAtRate(presets, from, from.transport, to.lineRateGbps);
   if (preset) return { fabric: preset, derivation: 'preset' };
   return {
-    fabric: { ...from, id: `${from.id}@${String(to.lineRateGbps)}g`, name: `${from.name} at ${String(to.lineRateGbps)}G`, lineRateGbps: to.lineRateGbps },
+    fabric: {
+      ...from,
+      id: `${from.id}@${String(to.lineRateGbps)}g`,
+      name: `${from.name} at ${String(to.lineRateGbps)}G`,
+      lineRateGbps: to.lineRateGbps,
+    },
     derivation: 'lineRateOverride',
   };
 }
@@ -122,7 +158,12 @@ export function intermediateFabric(from: FabricSpec, to: FabricSpec, presets: re
  * fabric (the caller's model); it is called once per distinct fabric. Same line rate: the line-rate factor is
  * exactly 1; same transport at different line rates: the transport factor is exactly 1.
  */
-export function transportSplit(from: FabricSpec, to: FabricSpec, stepTimeMs: (fabric: FabricSpec) => number, presets: readonly FabricSpec[]): TransportSplit {
+export function transportSplit(
+  from: FabricSpec,
+  to: FabricSpec,
+  stepTimeMs: (fabric: FabricSpec) => number,
+  presets: readonly FabricSpec[],
+): TransportSplit {
   const cache = new Map<FabricSpec, number>();
   const time = (fabric: FabricSpec): number => {
     let value = cache.get(fabric);
@@ -135,14 +176,18 @@ export function transportSplit(from: FabricSpec, to: FabricSpec, stepTimeMs: (fa
   const fromMs = time(from);
   const toMs = time(to);
   const middle = intermediateFabric(from, to, presets);
-  const middleMs = middle.derivation === 'to' ? toMs : middle.derivation === 'from' ? fromMs : time(middle.fabric);
+  const middleMs =
+    middle.derivation === 'to' ? toMs : middle.derivation === 'from' ? fromMs : time(middle.fabric);
   let fromLabel = transportRateLabel(from);
   let toLabel = transportRateLabel(to);
   if (fromLabel === toLabel) {
     fromLabel = `${fromLabel} (${from.id})`;
     toLabel = `${toLabel} (${to.id})`;
   }
-  const middleLabel = middle.derivation === 'lineRateOverride' ? `${transportRateLabel(middle.fabric)} (${from.id} with lineRateGbps ${String(to.lineRateGbps)})` : transportRateLabel(middle.fabric);
+  const middleLabel =
+    middle.derivation === 'lineRateOverride'
+      ? `${transportRateLabel(middle.fabric)} (${from.id} with lineRateGbps ${String(to.lineRateGbps)})`
+      : transportRateLabel(middle.fabric);
   return {
     from: splitFabric(from, fromMs, fromLabel),
     to: splitFabric(to, toMs, toLabel),

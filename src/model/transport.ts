@@ -106,7 +106,11 @@ export function transportTerms(context: TransportContext): TransportTerms {
   const isTcp = fabric.transport === 'tcp';
   const devmem = isTcp && fabric.tcp?.devmem === true;
   const staged = (isTcp && !devmem) || (!isTcp && !context.gpuDirectRdma);
-  const touches = !staged ? HOST_MEMORY_TOUCHES.gpuDirect : isTcp ? HOST_MEMORY_TOUCHES.tcp : HOST_MEMORY_TOUCHES.rdmaStaged;
+  const touches = !staged
+    ? HOST_MEMORY_TOUCHES.gpuDirect
+    : isTcp
+      ? HOST_MEMORY_TOUCHES.tcp
+      : HOST_MEMORY_TOUCHES.rdmaStaged;
 
   let streamLimit = Number.POSITIVE_INFINITY;
   let lossLimit = Number.POSITIVE_INFINITY;
@@ -170,7 +174,12 @@ export function flowTimeoutProbability(lossRate: number, packets: number): numbe
  * slowest flow, so it stalls one RTO when any flow times out:
  * E = (1 - (1 - q)^flows) x RTO, q = flowTimeoutProbability(p, packets per flow).
  */
-export function expectedTimeoutDelayUs(fabric: FabricSpec, networkSteps: number, flows: number, bytesPerFlowPerStep: number): number {
+export function expectedTimeoutDelayUs(
+  fabric: FabricSpec,
+  networkSteps: number,
+  flows: number,
+  bytesPerFlowPerStep: number,
+): number {
   const tcp = fabric.tcp;
   if (fabric.transport !== 'tcp' || !tcp || tcp.lossRate <= 0 || networkSteps <= 0 || flows <= 0) return 0;
   const packets = Math.max(1, Math.ceil((networkSteps * bytesPerFlowPerStep) / packetBytes(fabric).payload));

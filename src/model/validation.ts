@@ -45,7 +45,10 @@ export interface Predicted {
 }
 
 /** Predicts one log's sizes with the given constants. */
-export type LogPredictor<L extends CorpusLog> = (log: L, constants: ModelConstants) => (sizeBytes: number) => Predicted;
+export type LogPredictor<L extends CorpusLog> = (
+  log: L,
+  constants: ModelConstants,
+) => (sizeBytes: number) => Predicted;
 
 export type RegimeErrors = Record<Regime, number | null>;
 
@@ -53,8 +56,15 @@ export type RegimeErrors = Record<Regime, number | null>;
  * One log's error per regime: the mean over its sizes in that regime of |predicted/measured - 1|,
  * on time for small sizes and on busbw for mid and large; null where the log has no such size.
  */
-export function logErrors(rows: readonly MeasuredRow[], predict: (sizeBytes: number) => Predicted): RegimeErrors {
-  const sums: Record<Regime, { total: number; count: number }> = { small: { total: 0, count: 0 }, mid: { total: 0, count: 0 }, large: { total: 0, count: 0 } };
+export function logErrors(
+  rows: readonly MeasuredRow[],
+  predict: (sizeBytes: number) => Predicted,
+): RegimeErrors {
+  const sums: Record<Regime, { total: number; count: number }> = {
+    small: { total: 0, count: 0 },
+    mid: { total: 0, count: 0 },
+    large: { total: 0, count: 0 },
+  };
   for (const row of rows) {
     const regime = regimeOf(row.sizeBytes);
     if (!regime) continue;
@@ -66,7 +76,8 @@ export function logErrors(rows: readonly MeasuredRow[], predict: (sizeBytes: num
     sums[regime].count += 1;
   }
   const out = { small: null, mid: null, large: null } as RegimeErrors;
-  for (const regime of REGIMES) if (sums[regime].count > 0) out[regime] = sums[regime].total / sums[regime].count;
+  for (const regime of REGIMES)
+    if (sums[regime].count > 0) out[regime] = sums[regime].total / sums[regime].count;
   return out;
 }
 
@@ -77,7 +88,9 @@ export interface RegimeSummary {
   worst: { file: string; error: number } | null;
 }
 
-export function summarise(perLog: readonly { file: string; errors: RegimeErrors }[]): Record<Regime, RegimeSummary> {
+export function summarise(
+  perLog: readonly { file: string; errors: RegimeErrors }[],
+): Record<Regime, RegimeSummary> {
   const out = {} as Record<Regime, RegimeSummary>;
   for (const regime of REGIMES) {
     const values = perLog.flatMap((entry) => {
@@ -88,7 +101,10 @@ export function summarise(perLog: readonly { file: string; errors: RegimeErrors 
     const mid = Math.floor(sorted.length / 2);
     const at = (i: number): number => sorted[i] ?? 0;
     const median = sorted.length === 0 ? 0 : sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
-    const worst = values.reduce<{ file: string; error: number } | null>((best, value) => (best === null || value.error > best.error ? value : best), null);
+    const worst = values.reduce<{ file: string; error: number } | null>(
+      (best, value) => (best === null || value.error > best.error ? value : best),
+      null,
+    );
     out[regime] = {
       logs: values.length,
       mean: values.length ? values.reduce((sum, value) => sum + value.error, 0) / values.length : 0,
@@ -106,13 +122,19 @@ export function summarise(perLog: readonly { file: string; errors: RegimeErrors 
 export const FIT_ERROR_CAP = 0.5;
 
 /** The fit's objective: the mean over regimes of the mean over logs (each log once per regime) of the capped error. */
-export function objective<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, constants: ModelConstants): number {
+export function objective<L extends CorpusLog>(
+  logs: readonly L[],
+  predictor: LogPredictor<L>,
+  constants: ModelConstants,
+): number {
   const capped = (errors: RegimeErrors): RegimeErrors => ({
     small: errors.small === null ? null : Math.min(errors.small, FIT_ERROR_CAP),
     mid: errors.mid === null ? null : Math.min(errors.mid, FIT_ERROR_CAP),
     large: errors.large === null ? null : Math.min(errors.large, FIT_ERROR_CAP),
   });
-  const summary = summarise(logs.map((log) => ({ file: log.file, errors: capped(logErrors(log.rows, predictor(log, constants))) })));
+  const summary = summarise(
+    logs.map((log) => ({ file: log.file, errors: capped(logErrors(log.rows, predictor(log, constants))) })),
+  );
   const present = REGIMES.filter((regime) => summary[regime].logs > 0);
   return present.length ? present.reduce((sum, regime) => sum + summary[regime].mean, 0) / present.length : 0;
 }
@@ -121,7 +143,12 @@ export function objective<L extends CorpusLog>(logs: readonly L[], predictor: Lo
  * Re-fits every fitted constant (FITTED_PARAMETERS, each within its bounds) on the given logs:
  * Nelder-Mead on the logarithm of each value from `start`, deterministic, at most `evaluations` calls.
  */
-export function fitConstants<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, start: ModelConstants, evaluations = 600): ModelConstants {
+export function fitConstants<L extends CorpusLog>(
+  logs: readonly L[],
+  predictor: LogPredictor<L>,
+  start: ModelConstants,
+  evaluations = 600,
+): ModelConstants {
   const params = FITTED_PARAMETERS;
   const toConstants = (x: readonly number[]): ModelConstants => {
     const out = { ...start };
@@ -137,7 +164,10 @@ export function fitConstants<L extends CorpusLog>(logs: readonly L[], predictor:
     x: number[];
     fx: number;
   }
-  let simplex: Point[] = [x0, ...params.map((_, i) => x0.map((value, j) => (i === j ? value + 0.3 : value)))].map((x) => ({ x, fx: f(x) }));
+  let simplex: Point[] = [
+    x0,
+    ...params.map((_, i) => x0.map((value, j) => (i === j ? value + 0.3 : value))),
+  ].map((x) => ({ x, fx: f(x) }));
   const at = (i: number): Point => simplex[i] as Point;
   let calls = simplex.length;
   while (calls < evaluations) {
@@ -145,7 +175,9 @@ export function fitConstants<L extends CorpusLog>(logs: readonly L[], predictor:
     const best = at(0);
     const worst = at(n);
     if (worst.fx - best.fx < 1e-7) break;
-    const centroid = x0.map((_, j) => simplex.slice(0, n).reduce((sum, point) => sum + (point.x[j] ?? 0), 0) / n);
+    const centroid = x0.map(
+      (_, j) => simplex.slice(0, n).reduce((sum, point) => sum + (point.x[j] ?? 0), 0) / n,
+    );
     const along = (t: number): number[] => centroid.map((c, j) => c + t * ((worst.x[j] ?? 0) - c));
     const reflected = along(-1);
     const fr = f(reflected);
@@ -196,7 +228,12 @@ export interface ValidationResult {
 }
 
 /** Errors with `constants` on every log, and leave-one-cluster-out errors with constants re-fitted per cluster. */
-export function validateModel<L extends CorpusLog>(logs: readonly L[], predictor: LogPredictor<L>, constants: ModelConstants, evaluations = 600): ValidationResult {
+export function validateModel<L extends CorpusLog>(
+  logs: readonly L[],
+  predictor: LogPredictor<L>,
+  constants: ModelConstants,
+  evaluations = 600,
+): ValidationResult {
   const clusters = [...new Set(logs.map((log) => log.cluster))];
   const heldOut = new Map<string, RegimeErrors>();
   const refits: ValidationResult['refits'] = [];
@@ -204,7 +241,8 @@ export function validateModel<L extends CorpusLog>(logs: readonly L[], predictor
     const training = logs.filter((log) => log.cluster !== cluster);
     const fitted = fitConstants(training, predictor, constants, evaluations);
     refits.push({ cluster, constants: fitted });
-    for (const log of logs.filter((entry) => entry.cluster === cluster)) heldOut.set(log.file, logErrors(log.rows, predictor(log, fitted)));
+    for (const log of logs.filter((entry) => entry.cluster === cluster))
+      heldOut.set(log.file, logErrors(log.rows, predictor(log, fitted)));
   }
   const results = logs.map((log) => ({
     file: log.file,
@@ -251,7 +289,9 @@ export interface CorpusEntry extends CorpusLog {
 /** Predicts a corpus log as the model would for its hardware, with its forced NCCL_ALGO / NCCL_PROTO. */
 export const corpusPredictor: LogPredictor<CorpusEntry> = (log, constants) => {
   const hw = log.hardware;
-  const fabric = hw.fabricOverrides ? { ...resolveFabric(hw.fabric), ...hw.fabricOverrides } : resolveFabric(hw.fabric);
+  const fabric = hw.fabricOverrides
+    ? { ...resolveFabric(hw.fabric), ...hw.fabricOverrides }
+    : resolveFabric(hw.fabric);
   const shape = shapeFor({
     nodes: hw.nodes,
     gpusPerNode: hw.gpusPerNode,
@@ -277,16 +317,36 @@ interface CorpusFile {
  * out-of-place rows), its cluster the system at one node count. `readLog` returns a log's text from
  * its `file` entry (`shared:` for ../shared/data/samples/).
  */
-export function corpusFromJson(json: string, readLog: (file: string) => string, parse: (text: string) => { facts: { tests: { header: { nGpus: number | null } | null; rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[] }[] } }): (CorpusEntry & { system: string; source: string })[] {
+export function corpusFromJson(
+  json: string,
+  readLog: (file: string) => string,
+  parse: (text: string) => {
+    facts: {
+      tests: {
+        header: { nGpus: number | null } | null;
+        rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[];
+      }[];
+    };
+  },
+): (CorpusEntry & { system: string; source: string })[] {
   const corpus = JSON.parse(json) as CorpusFile;
   return corpus.logs.map((entry) => {
     const test = parse(readLog(entry.file)).facts.tests.find((candidate) => candidate.rows.length > 0);
     const rows = (test?.rows ?? [])
       .filter((row) => row.sizeBytes > 0 && row.outOfPlace.timeUs > 0)
-      .map((row) => ({ sizeBytes: row.sizeBytes, timeUs: row.outOfPlace.timeUs, busbwGBps: row.outOfPlace.busbwGBps }));
+      .map((row) => ({
+        sizeBytes: row.sizeBytes,
+        timeUs: row.outOfPlace.timeUs,
+        busbwGBps: row.outOfPlace.busbwGBps,
+      }));
     const hw = entry.hardware;
     const gpusPerThread = hw.gpusPerThread ?? test?.header?.nGpus ?? undefined;
     const hardware = gpusPerThread !== undefined ? { ...hw, gpusPerThread } : hw;
-    return { ...(entry as CorpusEntry & { system: string; source: string }), hardware, cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`, rows };
+    return {
+      ...(entry as CorpusEntry & { system: string; source: string }),
+      hardware,
+      cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`,
+      rows,
+    };
   });
 }

@@ -11,7 +11,8 @@ export interface DmiFacts {
   productNameLine: number | null;
 }
 
-const DMI_LINE = /^\s*(?:\/sys\/(?:devices\/virtual\/dmi|class\/dmi)\/id\/)?(sys_vendor|product_name)\s*:\s*(.*?)\s*$/;
+const DMI_LINE =
+  /^\s*(?:\/sys\/(?:devices\/virtual\/dmi|class\/dmi)\/id\/)?(sys_vendor|product_name)\s*:\s*(.*?)\s*$/;
 /** Two short lines: a larger text that mentions sys_vendor is something else (a script, a log). */
 const MAX_TEXT_CHARS = 4096;
 

@@ -66,8 +66,14 @@ function detectEthtool(text: string): number {
 
 function emptyPriority(priority: number): PriorityPauseCounters {
   return {
-    priority, rxPause: null, txPause: null, rxPauseDurationUs: null, txPauseDurationUs: null,
-    rxPauseTransition: null, txPauseTransition: null, rxDiscards: null,
+    priority,
+    rxPause: null,
+    txPause: null,
+    rxPauseDurationUs: null,
+    txPauseDurationUs: null,
+    rxPauseTransition: null,
+    txPauseTransition: null,
+    rxDiscards: null,
   };
 }
 
@@ -79,8 +85,10 @@ function priorityField(name: string): { priority: number; field: PriorityField }
   if (mlx5) {
     const direction = mlx5[1] === 'rx' ? 'rx' : 'tx';
     const kind = mlx5[3];
-    if (kind === 'discards') return direction === 'rx' ? { priority: Number(mlx5[2]), field: 'rxDiscards' } : undefined;
-    const suffix = kind === 'pause' ? 'Pause' : kind === 'pause_duration' ? 'PauseDurationUs' : 'PauseTransition';
+    if (kind === 'discards')
+      return direction === 'rx' ? { priority: Number(mlx5[2]), field: 'rxDiscards' } : undefined;
+    const suffix =
+      kind === 'pause' ? 'Pause' : kind === 'pause_duration' ? 'PauseDurationUs' : 'PauseTransition';
     return { priority: Number(mlx5[2]), field: `${direction}${suffix}` as PriorityField };
   }
   const intel = /^(?:port\.)?(rx|tx)_priority_(\d)_xoff(?:_rx|_tx)?(?:\.nic)?$/.exec(name);
@@ -110,17 +118,25 @@ export function parseEthtool(text: string): ParseResult<EthtoolFacts> {
       const name = match[1] ?? '';
       const value = Number(match[2]);
       if (!Number.isSafeInteger(value)) {
-        warnings.push({ line: lineNumber, message: `${name} = ${match[2] ?? ''} is beyond 2^53: the JSON value is approximate` });
+        warnings.push({
+          line: lineNumber,
+          message: `${name} = ${match[2] ?? ''} is beyond 2^53: the JSON value is approximate`,
+        });
       }
       counters[name] = value;
       return;
     }
     if (/^\s+\S.*:\s*\S*$/.test(line) && (sawHeader || Object.keys(counters).length > 0)) {
-      warnings.push({ line: lineNumber, message: 'counter line without a numeric value (cut short?); skipped' });
+      warnings.push({
+        line: lineNumber,
+        message: 'counter line without a numeric value (cut short?); skipped',
+      });
     }
   });
   // Without the `NIC statistics:` header (a grep of the output), rx_/tx_ counter names are the evidence.
-  const hasNicCounterNames = Object.keys(counters).some((name) => /(^|: )(rx|tx)_|^port\.(rx|tx)_/.test(name));
+  const hasNicCounterNames = Object.keys(counters).some((name) =>
+    /(^|: )(rx|tx)_|^port\.(rx|tx)_/.test(name),
+  );
   if (!sawHeader && !hasNicCounterNames) {
     const firstIndex = lines.findIndex((line) => line.trim().length > 0);
     throw new NotThisKindError('ethtool', firstIndex + 1, lines[firstIndex] ?? '');

@@ -23,12 +23,18 @@ export function looksLikeFlightRecorder(head: Uint8Array): boolean {
 }
 
 /** readFlightRecorder over a chunked source (a file or tar member stream). */
-export async function readFlightRecorderStream(source: AsyncIterable<Buffer>, file: string): Promise<TraceRankFacts> {
+export async function readFlightRecorderStream(
+  source: AsyncIterable<Buffer>,
+  file: string,
+): Promise<TraceRankFacts> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of source) {
     length += chunk.length;
-    if (length > MAX_DUMP_BYTES) throw new InputError(`${file}: a pickle of more than ${MAX_DUMP_BYTES} bytes is not a flight-recorder dump`);
+    if (length > MAX_DUMP_BYTES)
+      throw new InputError(
+        `${file}: a pickle of more than ${MAX_DUMP_BYTES} bytes is not a flight-recorder dump`,
+      );
     chunks.push(chunk);
   }
   return readFlightRecorder(Buffer.concat(chunks, length), file);
@@ -41,17 +47,23 @@ export async function readFlightRecorderStream(source: AsyncIterable<Buffer>, fi
  * compare directly. Recomputed from the exact startNs, so nothing is lost. Other formats untouched.
  */
 export function shareFlightRecorderClock(ranks: TraceRankFacts[]): void {
-  const dumps = ranks.filter((facts) => facts.format === 'flight-recorder' && facts.clockBaseNs !== undefined);
+  const dumps = ranks.filter(
+    (facts) => facts.format === 'flight-recorder' && facts.clockBaseNs !== undefined,
+  );
   if (dumps.length < 2) return;
-  const base = dumps.reduce((least, facts) => {
-    const own = BigInt(facts.clockBaseNs as string);
-    return own < least ? own : least;
-  }, BigInt(dumps[0]?.clockBaseNs as string));
+  const base = dumps.reduce(
+    (least, facts) => {
+      const own = BigInt(facts.clockBaseNs as string);
+      return own < least ? own : least;
+    },
+    BigInt(dumps[0]?.clockBaseNs as string),
+  );
   for (const facts of dumps) {
     const shiftNs = BigInt(facts.clockBaseNs as string) - base;
     if (shiftNs === 0n) continue;
     for (const c of facts.collectives) {
-      c.startUs = c.startNs !== undefined ? microsSince(BigInt(c.startNs), base) : c.startUs + Number(shiftNs) / 1000;
+      c.startUs =
+        c.startNs !== undefined ? microsSince(BigInt(c.startNs), base) : c.startUs + Number(shiftNs) / 1000;
     }
     facts.clockBaseNs = base.toString();
   }

@@ -70,7 +70,11 @@ function asShapes(value: PickleValue | undefined): number[][] | null {
   if (!Array.isArray(value)) return null;
   const shapes: number[][] = [];
   for (const shape of value) {
-    if (!Array.isArray(shape) || !shape.every((dim) => typeof dim === 'number' && Number.isSafeInteger(dim) && dim >= 0)) return null;
+    if (
+      !Array.isArray(shape) ||
+      !shape.every((dim) => typeof dim === 'number' && Number.isSafeInteger(dim) && dim >= 0)
+    )
+      return null;
     shapes.push(shape as number[]);
   }
   return shapes;
@@ -106,18 +110,24 @@ function parseRanks(value: PickleValue | undefined): number[] | null {
 
 function readEntry(value: PickleValue, index: number, file: string): RawEntry {
   const where = `${file}: flight-recorder entries[${index}]`;
-  if (!(value instanceof Map)) throw new InputError(`${where} is not a dict (expected one entry per collective)`);
+  if (!(value instanceof Map))
+    throw new InputError(`${where} is not a dict (expected one entry per collective)`);
   const name = asString(field(value, 'profiling_name'));
-  if (name === null) throw new InputError(`${where} has no profiling_name (expected a string such as "nccl:all_reduce")`);
+  if (name === null)
+    throw new InputError(`${where} has no profiling_name (expected a string such as "nccl:all_reduce")`);
   const createdNs = asBigInt(field(value, 'time_created_ns'));
-  if (createdNs === null) throw new InputError(`${where} has no time_created_ns (expected an integer of nanoseconds)`);
+  if (createdNs === null)
+    throw new InputError(`${where} has no time_created_ns (expected an integer of nanoseconds)`);
   const parsed = parseProfilingName(name);
   const isP2pField = field(value, 'is_p2p');
   const p2p = typeof isP2pField === 'boolean' ? isP2pField : parsed.p2p;
   const collectiveSeq = asCount(field(value, 'collective_seq_id')) ?? asCount(field(value, 'seq_id'));
   const p2pSeq = asCount(field(value, 'p2p_seq_id'));
   const seq = p2p ? (p2pSeq ?? collectiveSeq) : collectiveSeq;
-  if (seq === null) throw new InputError(`${where} has no ${p2p ? 'p2p_seq_id' : 'collective_seq_id'} (expected a whole number)`);
+  if (seq === null)
+    throw new InputError(
+      `${where} has no ${p2p ? 'p2p_seq_id' : 'collective_seq_id'} (expected a whole number)`,
+    );
   const processGroup = field(value, 'process_group');
   let group = asCount(field(value, 'pg_id'))?.toString() ?? 'default';
   let groupDesc: string | null = null;
@@ -131,7 +141,11 @@ function readEntry(value: PickleValue, index: number, file: string): RawEntry {
   const state: State =
     stateField === 'completed' || stateField === 'started' || stateField === 'scheduled'
       ? stateField
-      : completedNs !== null ? 'completed' : startedNs !== null ? 'started' : 'scheduled';
+      : completedNs !== null
+        ? 'completed'
+        : startedNs !== null
+          ? 'started'
+          : 'scheduled';
   const duration = field(value, 'duration_ms');
   const inputDtypes = asStrings(field(value, 'input_dtypes'));
   const outputDtypes = asStrings(field(value, 'output_dtypes'));
@@ -163,7 +177,12 @@ export function microsSince(ns: bigint, base: bigint): number {
 /** duration_ms (CUDA events) when timing was on, else completed - started; NaN when not known. */
 function durationUs(entry: RawEntry, startNs: bigint): number {
   if (entry.state !== 'completed') return Number.NaN;
-  const us = entry.durationMs !== null ? entry.durationMs * 1000 : entry.completedNs !== null ? Number(entry.completedNs - startNs) / 1000 : Number.NaN;
+  const us =
+    entry.durationMs !== null
+      ? entry.durationMs * 1000
+      : entry.completedNs !== null
+        ? Number(entry.completedNs - startNs) / 1000
+        : Number.NaN;
   return Number.isFinite(us) ? us : Number.NaN;
 }
 
@@ -176,7 +195,9 @@ const STATE_ORDER: Record<State, number> = { scheduled: 0, started: 1, completed
 export function readFlightRecorder(bytes: Buffer, file: string): TraceRankFacts {
   const dump = readPickle(bytes, file);
   if (!(dump instanceof Map) || !(dump.has('entries') || dump.has('pg_config') || dump.has('version'))) {
-    throw new InputError(`${file}: not a flight-recorder dump (expected a pickled dict with "entries", "pg_config" and "version")`);
+    throw new InputError(
+      `${file}: not a flight-recorder dump (expected a pickled dict with "entries", "pg_config" and "version")`,
+    );
   }
   const entriesValue = field(dump, 'entries') ?? [];
   if (!Array.isArray(entriesValue)) throw new InputError(`${file}: flight-recorder "entries" is not a list`);
@@ -189,7 +210,9 @@ export function readFlightRecorder(bytes: Buffer, file: string): TraceRankFacts 
     rankSource = rank === null ? null : 'file-name';
   }
   if (rank === null) {
-    throw new InputError(`${file}: the flight-recorder dump does not say its rank; name the file like nccl_trace_rank_<N> or rank-<N>`);
+    throw new InputError(
+      `${file}: the flight-recorder dump does not say its rank; name the file like nccl_trace_rank_<N> or rank-<N>`,
+    );
   }
 
   const ranksByGroup = new Map<string, number[]>();
@@ -277,4 +300,3 @@ export function readFlightRecorder(bytes: Buffer, file: string): TraceRankFacts 
   if (base !== null) facts.clockBaseNs = base.toString();
   return facts;
 }
-

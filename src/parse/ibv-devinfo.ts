@@ -64,7 +64,15 @@ export interface IbvDevinfoFacts {
 const DETECT_PREFIX_CHARS = 64 * 1024;
 // Keys only -v prints; their presence tells the two forms apart.
 const PORT_KEYS = new Set(['state', 'max_mtu', 'active_mtu', 'sm_lid', 'port_lid', 'link_layer']);
-const VERBOSE_KEYS = new Set(['max_mr_size', 'max_qp', 'active_width', 'active_speed', 'phys_state', 'gid_tbl_len', 'max_msg_sz']);
+const VERBOSE_KEYS = new Set([
+  'max_mr_size',
+  'max_qp',
+  'active_width',
+  'active_speed',
+  'phys_state',
+  'gid_tbl_len',
+  'max_msg_sz',
+]);
 
 function detectIbvDevinfo(text: string): number {
   const head = text.slice(0, DETECT_PREFIX_CHARS);
@@ -88,16 +96,39 @@ function intOrNull(value: string | undefined): number | null {
 
 function newDevice(hcaId: string | null, line: number): IbvDevice {
   return {
-    hcaId, line, transport: null, fwVer: null, nodeGuid: null, sysImageGuid: null, vendorId: null,
-    vendorPartId: null, hwVer: null, boardId: null, physPortCnt: null, fields: {}, ports: [],
+    hcaId,
+    line,
+    transport: null,
+    fwVer: null,
+    nodeGuid: null,
+    sysImageGuid: null,
+    vendorId: null,
+    vendorPartId: null,
+    hwVer: null,
+    boardId: null,
+    physPortCnt: null,
+    fields: {},
+    ports: [],
   };
 }
 
 function newPort(port: number, line: number): IbvPort {
   return {
-    port, line, state: null, maxMtuBytes: null, activeMtuBytes: null, smLid: null, portLid: null, linkLayer: null,
-    activeWidthLanes: null, activeSpeedGbpsPerLane: null, activeRateGbps: null, physState: null, gidTableLength: null,
-    gids: [], fields: {},
+    port,
+    line,
+    state: null,
+    maxMtuBytes: null,
+    activeMtuBytes: null,
+    smLid: null,
+    portLid: null,
+    linkLayer: null,
+    activeWidthLanes: null,
+    activeSpeedGbpsPerLane: null,
+    activeRateGbps: null,
+    physState: null,
+    gidTableLength: null,
+    gids: [],
+    fields: {},
   };
 }
 
@@ -135,7 +166,8 @@ function applyPortField(port: IbvPort, key: string, value: string): void {
 
 function readGid(index: number, value: string): IbvGid {
   const [gid = '', type] = value.split(',').map((part) => part.trim());
-  const version = type === undefined ? null : /v2\s*$/i.test(type) ? 'v2' : /v1\s*$/i.test(type) ? 'v1' : null;
+  const version =
+    type === undefined ? null : /v2\s*$/i.test(type) ? 'v2' : /v1\s*$/i.test(type) ? 'v1' : null;
   return { index, gid, type: type ?? null, roceVersion: version };
 }
 
@@ -151,7 +183,10 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfoFacts> {
     if (!device) {
       device = newDevice(null, lineNumber);
       devices.push(device);
-      warnings.push({ line: lineNumber, message: 'fields before any hca_id line (output cut at its start); device name unknown' });
+      warnings.push({
+        line: lineNumber,
+        message: 'fields before any hca_id line (output cut at its start); device name unknown',
+      });
     }
     return device;
   };
@@ -202,9 +237,15 @@ export function parseIbvDevinfo(text: string): ParseResult<IbvDevinfoFacts> {
     const announced = each.physPortCnt;
     if (each.hcaId === null) continue;
     if (announced === null) {
-      warnings.push({ line: each.line, message: `${each.hcaId}: output ends before its port count and ports` });
+      warnings.push({
+        line: each.line,
+        message: `${each.hcaId}: output ends before its port count and ports`,
+      });
     } else if (each.ports.length < announced) {
-      warnings.push({ line: each.line, message: `${each.hcaId}: ${announced} port(s) announced, ${each.ports.length} printed (output cut?)` });
+      warnings.push({
+        line: each.line,
+        message: `${each.hcaId}: ${announced} port(s) announced, ${each.ports.length} printed (output cut?)`,
+      });
     }
   }
   if (!recognised) {

@@ -25,7 +25,11 @@ function str(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-function measurementFrom(object: Json, stream: number | 'sum', side: Iperf3Side | null): Iperf3Measurement | undefined {
+function measurementFrom(
+  object: Json,
+  stream: number | 'sum',
+  side: Iperf3Side | null,
+): Iperf3Measurement | undefined {
   const start = num(object.start);
   const end = num(object.end);
   const bytes = num(object.bytes);
@@ -103,13 +107,21 @@ export function parseIperf3Json(text: string): { facts: Iperf3Facts; warnings: P
     facts.complete = true;
     for (const entry of asArray(end.streams)) {
       const stream = asObject(entry);
-      for (const [key, side] of [['sender', 'sender'], ['receiver', 'receiver'], ['udp', null]] as const) {
+      for (const [key, side] of [
+        ['sender', 'sender'],
+        ['receiver', 'receiver'],
+        ['udp', null],
+      ] as const) {
         const part = asObject(stream?.[key]);
         const measurement = part && measurementFrom(part, streamId(part), side);
         if (measurement) facts.summaries.push(measurement);
       }
     }
-    for (const [key, side] of [['sum_sent', 'sender'], ['sum_received', 'receiver'], ['sum', null]] as const) {
+    for (const [key, side] of [
+      ['sum_sent', 'sender'],
+      ['sum_received', 'receiver'],
+      ['sum', null],
+    ] as const) {
       const part = asObject(end[key]);
       const measurement = part && measurementFrom(part, 'sum', side);
       if (measurement) facts.summaries.push(measurement);

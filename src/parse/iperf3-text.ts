@@ -12,7 +12,8 @@ const BIT_FACTORS: Record<string, number> = { '': 1, K: 1e3, M: 1e6, G: 1e9, T: 
 // [  5]   0.00-1.00   sec  1.40 GBytes  12.0 Gbits/sec  <rest>; --bidir adds a [TX-C]/[RX-S] tag.
 const MEASUREMENT =
   /^\[\s*(\d+|SUM)\](?:\[[A-Z]{2}-[CS]\])?\s+(\d+(?:\.\d+)?)-\s*(\d+(?:\.\d+)?)\s+sec\s+(\d+(?:\.\d+)?)\s+([KMGT]?)Bytes\s+(\d+(?:\.\d+)?)\s+([KMGT]?)bits\/sec(.*)$/;
-const CONNECTED = /^\[\s*(\d+)\]\s+local\s+(\S+)\s+port\s+(\d+)\s+connected\s+(?:to|with)\s+(\S+)\s+port\s+(\d+)/;
+const CONNECTED =
+  /^\[\s*(\d+)\]\s+local\s+(\S+)\s+port\s+(\d+)\s+connected\s+(?:to|with)\s+(\S+)\s+port\s+(\d+)/;
 const SEPARATOR = /^- - - - - /;
 
 export function bytesFrom(value: number, prefix: string): number {
@@ -51,7 +52,15 @@ function readTail(tail: string, measurement: Iperf3Measurement, countsDatagrams:
 }
 
 function emptyTotal(): Iperf3Total {
-  return { sentGbps: null, receivedGbps: null, retransmits: null, jitterMs: null, lostDatagrams: null, totalDatagrams: null, lossPercent: null };
+  return {
+    sentGbps: null,
+    receivedGbps: null,
+    retransmits: null,
+    jitterMs: null,
+    lostDatagrams: null,
+    totalDatagrams: null,
+    lossPercent: null,
+  };
 }
 
 /** Totals from the [SUM] summary lines when there are several streams, else from the single stream's. */
@@ -96,7 +105,11 @@ export function emptyIperf3Facts(format: Iperf3Facts['format']): Iperf3Facts {
   };
 }
 
-export function parseIperf3Text(text: string): { facts: Iperf3Facts; warnings: ParseWarning[]; recognised: boolean } {
+export function parseIperf3Text(text: string): {
+  facts: Iperf3Facts;
+  warnings: ParseWarning[];
+  recognised: boolean;
+} {
   const warnings: ParseWarning[] = [];
   const facts = emptyIperf3Facts('text');
   let recognised = false;
@@ -182,7 +195,9 @@ export function parseIperf3Text(text: string): { facts: Iperf3Facts; warnings: P
       warnings.push({ line: lineNumber, message: 'measurement line cut short or not understood; skipped' });
     }
   });
-  const sawUdpFigures = [...facts.intervals, ...facts.summaries].some((m) => m.jitterMs !== null || m.totalDatagrams !== null);
+  const sawUdpFigures = [...facts.intervals, ...facts.summaries].some(
+    (m) => m.jitterMs !== null || m.totalDatagrams !== null,
+  );
   if (sawUdpColumns || sawUdpFigures) facts.protocol = 'udp';
   else if (facts.intervals.length > 0 || facts.summaries.length > 0) facts.protocol = 'tcp';
   facts.total = totalFromSummaries(facts.summaries);

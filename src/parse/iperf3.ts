@@ -4,7 +4,15 @@ import { parseIperf3Text } from './iperf3-text.js';
 import type { Iperf3Facts } from './iperf3-types.js';
 import { NotThisKindError, type ParseResult, type Parser } from './types.js';
 
-export type { Iperf3Protocol, Iperf3Role, Iperf3Side, Iperf3Stream, Iperf3Measurement, Iperf3Total, Iperf3Facts } from './iperf3-types.js';
+export type {
+  Iperf3Protocol,
+  Iperf3Role,
+  Iperf3Side,
+  Iperf3Stream,
+  Iperf3Measurement,
+  Iperf3Total,
+  Iperf3Facts,
+} from './iperf3-types.js';
 
 const DETECT_PREFIX_CHARS = 64 * 1024;
 
@@ -16,7 +24,14 @@ function detectIperf3(text: string): number {
   const head = text.slice(0, DETECT_PREFIX_CHARS);
   if (looksLikeJson(head)) {
     // Keys only iperf3 writes together; a truncated document still has them near its start.
-    const keys = ['"test_start"', '"bits_per_second"', '"sum_sent"', '"intervals"', '"connecting_to"', '"tcp_mss_default"'];
+    const keys = [
+      '"test_start"',
+      '"bits_per_second"',
+      '"sum_sent"',
+      '"intervals"',
+      '"connecting_to"',
+      '"tcp_mss_default"',
+    ];
     const found = keys.filter((key) => head.includes(key)).length;
     return found >= 2 ? 0.95 : 0;
   }

@@ -219,7 +219,8 @@ export class TraceJsonScanner {
           i = n;
       }
     }
-    if (this.capturing && captureStart >= 0 && captureStart < n) this.keepPart(chunk.subarray(captureStart, n));
+    if (this.capturing && captureStart >= 0 && captureStart < n)
+      this.keepPart(chunk.subarray(captureStart, n));
     this.offset += n;
   }
 

@@ -69,7 +69,9 @@ function parseRanks(value: unknown): number[] | null {
     }
   }
   if (!Array.isArray(list)) return null;
-  const ranks = list.filter((rank): rank is number => typeof rank === 'number' && Number.isSafeInteger(rank) && rank >= 0);
+  const ranks = list.filter(
+    (rank): rank is number => typeof rank === 'number' && Number.isSafeInteger(rank) && rank >= 0,
+  );
   return ranks.length === list.length ? ranks : null;
 }
 
@@ -98,7 +100,7 @@ export function readCommArgs(args: Record<string, unknown>): CommArgs | null {
  */
 export function opOfCollectiveName(name: string): TraceOp | null {
   let base = name.toLowerCase().replace(/^_+/, '');
-  for (let previous = ''; previous !== base; ) {
+  for (let previous = ''; previous !== base;) {
     previous = base;
     base = base.replace(/_(base|coalesced|into_tensor|tensor)$/, '');
   }
@@ -192,6 +194,9 @@ export function sizeBytesOf(op: string, args: CommArgs | null): number | null {
   if (!args) return null;
   const element = dtypeBytes(args.dtype);
   if (element === null) return null;
-  const nelems = op === 'all_gather' || op === 'recv' ? (args.outNelems ?? args.inNelems) : (args.inNelems ?? args.outNelems);
+  const nelems =
+    op === 'all_gather' || op === 'recv'
+      ? (args.outNelems ?? args.inNelems)
+      : (args.inNelems ?? args.outNelems);
   return nelems === null ? null : nelems * element;
 }

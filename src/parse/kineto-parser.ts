@@ -13,9 +13,19 @@ const DETECT_PREFIX_CHARS = 1 << 20;
 /** Kineto writes these top-level keys; a head with `"traceEvents"`, or the other two, is a trace. */
 export function detectKinetoTrace(text: string): number {
   const head = text.slice(0, DETECT_PREFIX_CHARS);
-  if (!head.replace(/^\uFEFF/, '').trimStart().startsWith('{')) return 0;
+  if (
+    !head
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('{')
+  )
+    return 0;
   if (head.includes('"traceEvents"')) return 0.95;
-  if (head.includes('"schemaVersion"') && (head.includes('"deviceProperties"') || head.includes('"distributedInfo"'))) return 0.9;
+  if (
+    head.includes('"schemaVersion"') &&
+    (head.includes('"deviceProperties"') || head.includes('"distributedInfo"'))
+  )
+    return 0.9;
   return 0;
 }
 
@@ -23,7 +33,12 @@ function toResult(reader: KinetoTraceReader, text: () => string): ParseResult<Tr
   const outcome = reader.finish();
   if (!outcome.isTrace) throw NotThisKindError.atFirstLine('pytorch-trace', text());
   const warnings = outcome.warnings.map((message) => ({ message }));
-  if (outcome.facts.rank === null) warnings.push({ message: outcome.hasDistributedInfo ? 'distributedInfo has no rank' : 'no distributedInfo: the rank is unknown' });
+  if (outcome.facts.rank === null)
+    warnings.push({
+      message: outcome.hasDistributedInfo
+        ? 'distributedInfo has no rank'
+        : 'no distributedInfo: the rank is unknown',
+    });
   return { kind: 'pytorch-trace', facts: outcome.facts, warnings };
 }
 
@@ -47,7 +62,8 @@ export async function parseKinetoTraceStream(source: TextSource): Promise<ParseR
 
 export const kinetoTraceParser: Parser<TraceRankFacts> = {
   kind: 'pytorch-trace',
-  description: 'PyTorch profiler (Kineto) trace JSON: NCCL collectives, profiler steps and busy time of one rank',
+  description:
+    'PyTorch profiler (Kineto) trace JSON: NCCL collectives, profiler steps and busy time of one rank',
   detect: detectKinetoTrace,
   parse: parseKinetoTrace,
   parseStream: parseKinetoTraceStream,

@@ -65,7 +65,11 @@ function categoryOf(bytes: Buffer): string | null {
   const at = bytes.indexOf(CAT_KEY);
   if (at === -1) return null;
   let i = at + CAT_KEY.length;
-  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x3a || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
+  while (
+    i < bytes.length &&
+    (bytes[i] === 0x20 || bytes[i] === 0x3a || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)
+  )
+    i++;
   if (bytes[i] !== 0x22) return null;
   const end = bytes.indexOf(0x22, i + 1);
   if (end === -1 || end - i > 64) return null;
@@ -138,7 +142,8 @@ export class KinetoTraceReader implements JsonScanSink {
         return;
       case 'user_annotation':
       case 'gpu_user_annotation':
-        if (bytes.includes(PROFILER_STEP)) this.onStep(bytes, cat === 'gpu_user_annotation' ? this.gpuSteps : this.cpuSteps);
+        if (bytes.includes(PROFILER_STEP))
+          this.onStep(bytes, cat === 'gpu_user_annotation' ? this.gpuSteps : this.cpuSteps);
         return;
       default:
         return;
@@ -211,10 +216,22 @@ export class KinetoTraceReader implements JsonScanSink {
     if (!Array.isArray(list)) return configs;
     for (const entry of list) {
       if (!isObject(entry)) continue;
-      const name = typeof entry.pg_name === 'string' ? entry.pg_name : typeof entry.pg_name === 'number' ? String(entry.pg_name) : null;
+      const name =
+        typeof entry.pg_name === 'string'
+          ? entry.pg_name
+          : typeof entry.pg_name === 'number'
+            ? String(entry.pg_name)
+            : null;
       if (name === null) continue;
-      const ranks = Array.isArray(entry.ranks) && entry.ranks.every((rank) => nonNegativeInteger(rank) !== null) ? (entry.ranks as number[]) : null;
-      configs.set(name, { desc: typeof entry.pg_desc === 'string' ? entry.pg_desc : null, ranks, size: nonNegativeInteger(entry.pg_size) });
+      const ranks =
+        Array.isArray(entry.ranks) && entry.ranks.every((rank) => nonNegativeInteger(rank) !== null)
+          ? (entry.ranks as number[])
+          : null;
+      configs.set(name, {
+        desc: typeof entry.pg_desc === 'string' ? entry.pg_desc : null,
+        ranks,
+        size: nonNegativeInteger(entry.pg_size),
+      });
     }
     return configs;
   }
@@ -234,17 +251,27 @@ export class KinetoTraceReader implements JsonScanSink {
   finish(): KinetoOutcome {
     const end = this.scanner.finish();
     if (!end.sawObject) return { isTrace: false, reason: 'not a JSON object' };
-    if (!end.sawEvents) return { isTrace: false, reason: end.complete ? 'no traceEvents array' : 'no traceEvents array before the file ends' };
+    if (!end.sawEvents)
+      return {
+        isTrace: false,
+        reason: end.complete ? 'no traceEvents array' : 'no traceEvents array before the file ends',
+      };
     const warnings: string[] = [];
-    if (end.malformedAt !== null) warnings.push(`malformed JSON at byte ${end.malformedAt}: read ${this.events} events up to there`);
-    else if (!end.complete) warnings.push(`truncated: the file ends after ${this.events} events, before the trace closes`);
+    if (end.malformedAt !== null)
+      warnings.push(`malformed JSON at byte ${end.malformedAt}: read ${this.events} events up to there`);
+    else if (!end.complete)
+      warnings.push(`truncated: the file ends after ${this.events} events, before the trace closes`);
     if (this.unparsable > 0) warnings.push(`${this.unparsable} events are not valid JSON and were skipped`);
-    if (end.skippedElements > 0) warnings.push(`${end.skippedElements} traceEvents elements are not events and were skipped`);
+    if (end.skippedElements > 0)
+      warnings.push(`${end.skippedElements} traceEvents elements are not events and were skipped`);
 
-    const steps = (this.gpuSteps.length > 0 ? this.gpuSteps : this.cpuSteps).sort((a, b) => a.startUs - b.startUs || a.step - b.step);
+    const steps = (this.gpuSteps.length > 0 ? this.gpuSteps : this.cpuSteps).sort(
+      (a, b) => a.startUs - b.startUs || a.step - b.step,
+    );
     const stepsOnGpu = this.gpuSteps.length > 0;
     const launches = this.launchTimesOfNccl();
-    const launchOf = (kernel: NcclKernel): number | undefined => (kernel.correlation === null ? undefined : launches.get(kernel.correlation));
+    const launchOf = (kernel: NcclKernel): number | undefined =>
+      kernel.correlation === null ? undefined : launches.get(kernel.correlation);
     const byLaunch = this.nccl.length > 0 && this.nccl.every((kernel) => launchOf(kernel) !== undefined);
     // Issue order: launch order where every NCCL kernel's launch is in the trace, else GPU start order.
     const ordered = this.nccl
@@ -267,16 +294,22 @@ export class KinetoTraceReader implements JsonScanSink {
       return step !== undefined && time < step.endUs ? step.step : null;
     };
     const collectives: TraceCollective[] = ordered.map((kernel) => {
-      const comm = kernel.comm ?? (kernel.externalId === null ? undefined : this.commByExternalId.get(kernel.externalId)) ?? null;
+      const comm =
+        kernel.comm ??
+        (kernel.externalId === null ? undefined : this.commByExternalId.get(kernel.externalId)) ??
+        null;
       const fromName = parseNcclKernelName(kernel.name);
-      const op = (comm?.collectiveName ? opOfCollectiveName(comm.collectiveName) : null) ?? fromName?.op ?? 'Generic';
+      const op =
+        (comm?.collectiveName ? opOfCollectiveName(comm.collectiveName) : null) ?? fromName?.op ?? 'Generic';
       const group = comm?.groupName ?? 'default';
       const config = configs.get(group);
       const seq = nextSeq.get(group) ?? 0;
       nextSeq.set(group, seq + 1);
       const ranks = comm?.groupRanks ?? config?.ranks ?? null;
       const launch = launchOf(kernel);
-      const step = stepsOnGpu ? stepAt(kernel.startUs) : ((launch === undefined ? null : stepAt(launch)) ?? stepAt(kernel.startUs));
+      const step = stepsOnGpu
+        ? stepAt(kernel.startUs)
+        : ((launch === undefined ? null : stepAt(launch)) ?? stepAt(kernel.startUs));
       return {
         seq,
         group,
@@ -304,7 +337,9 @@ export class KinetoTraceReader implements JsonScanSink {
       rankSource: rank === null ? null : 'distributedInfo',
       worldSize: info ? nonNegativeInteger(info.world_size) : null,
       host: this.host,
-      device: (this.kernelDevice === null ? undefined : this.deviceNames.get(this.kernelDevice)) ?? this.firstDeviceName,
+      device:
+        (this.kernelDevice === null ? undefined : this.deviceNames.get(this.kernelDevice)) ??
+        this.firstDeviceName,
       hasGpu: this.gpuActivity > 0,
       ncclVersion: info && typeof info.nccl_version === 'string' ? info.nccl_version : null,
       collectives,

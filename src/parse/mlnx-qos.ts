@@ -20,7 +20,10 @@ const DETECT_PREFIX_CHARS = 64 * 1024;
 
 export function looksLikeMlnxQos(text: string): boolean {
   const head = text.slice(0, DETECT_PREFIX_CHARS);
-  return /^\s*PFC configuration:\s*$/m.test(head) && (/^\s*Priority trust state:/m.test(head) || /^\s*enabled(\s+[01]){8}\s*$/m.test(head));
+  return (
+    /^\s*PFC configuration:\s*$/m.test(head) &&
+    (/^\s*Priority trust state:/m.test(head) || /^\s*enabled(\s+[01]){8}\s*$/m.test(head))
+  );
 }
 
 export function parseMlnxQos(text: string): ParseResult<MlnxQosFacts> {
@@ -29,7 +32,14 @@ export function parseMlnxQos(text: string): ParseResult<MlnxQosFacts> {
     const firstIndex = lines.findIndex((line) => line.trim().length > 0);
     throw new NotThisKindError('mlnx-qos', firstIndex + 1, lines[firstIndex] ?? '');
   }
-  const facts: MlnxQosFacts = { interfaceName: null, trust: null, trustLine: null, dscpToPriority: {}, pfcEnabled: null, pfcLine: null };
+  const facts: MlnxQosFacts = {
+    interfaceName: null,
+    trust: null,
+    trustLine: null,
+    dscpToPriority: {},
+    pfcEnabled: null,
+    pfcLine: null,
+  };
   let inPfc = false;
   lines.forEach((line, index) => {
     const command = /mlnx_qos\s+(?:.*\s)?-i\s+(\S+)/.exec(line);
@@ -41,17 +51,27 @@ export function parseMlnxQos(text: string): ParseResult<MlnxQosFacts> {
     }
     const map = /^\s*prio:\s*(\d)\s+dscp:\s*([\d,\s]+)$/.exec(line);
     if (map) {
-      for (const dscp of map[2]!.split(',').map((item) => item.trim()).filter((item) => item !== '')) facts.dscpToPriority[Number(dscp)] = Number(map[1]);
+      for (const dscp of map[2]!
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''))
+        facts.dscpToPriority[Number(dscp)] = Number(map[1]);
     }
     if (/^\s*PFC configuration:\s*$/.test(line)) inPfc = true;
     const enabled = /^\s*enabled((?:\s+[01]){8})\s*$/.exec(line);
     if (inPfc && enabled) {
-      facts.pfcEnabled = enabled[1]!.trim().split(/\s+/).flatMap((flag, priority) => (flag === '1' ? [priority] : []));
+      facts.pfcEnabled = enabled[1]!
+        .trim()
+        .split(/\s+/)
+        .flatMap((flag, priority) => (flag === '1' ? [priority] : []));
       facts.pfcLine = index + 1;
       inPfc = false;
     }
   });
-  const warnings = facts.pfcEnabled === null ? [{ message: 'no `enabled` row after `PFC configuration:` (output cut?): PFC state unknown' }] : [];
+  const warnings =
+    facts.pfcEnabled === null
+      ? [{ message: 'no `enabled` row after `PFC configuration:` (output cut?): PFC state unknown' }]
+      : [];
   return { kind: 'mlnx-qos', facts, warnings };
 }
 

@@ -85,7 +85,11 @@ export function readGdrLevel(raw: string): NcclGdrLevel {
   const value = raw.trim().toUpperCase();
   if (/^\d+$/.test(value)) {
     const legacyInteger = Number(value);
-    return { raw, level: LEGACY_LEVELS[Math.min(legacyInteger, LEGACY_LEVELS.length - 1)] ?? null, legacyInteger };
+    return {
+      raw,
+      level: LEGACY_LEVELS[Math.min(legacyInteger, LEGACY_LEVELS.length - 1)] ?? null,
+      legacyInteger,
+    };
   }
   const level = PATH_TYPES.find((type) => type === value) ?? null;
   return { raw, level, legacyInteger: null };

@@ -123,7 +123,10 @@ export function parseNcclEnv(text: string): ParseResult<NcclEnvFacts> {
     const dynamic = /\$|`/.test(value);
     if (dynamic) {
       dynamicNames.add(name);
-      warnings.push({ line: lineNumber, message: `${name} is computed by the shell at run time (${value.slice(0, 40)}); its value is not known here` });
+      warnings.push({
+        line: lineNumber,
+        message: `${name} is computed by the shell at run time (${value.slice(0, 40)}); its value is not known here`,
+      });
     } else {
       dynamicNames.delete(name);
     }
@@ -135,7 +138,10 @@ export function parseNcclEnv(text: string): ParseResult<NcclEnvFacts> {
     throw new NotThisKindError('nccl-env', firstIndex + 1, lines[firstIndex] ?? '');
   }
   const nccl = settingsFrom(variables, dynamicNames);
-  for (const [name, field] of [['NCCL_IB_GID_INDEX', nccl.ibGidIndex], ['NCCL_IB_TC', nccl.ibTc]] as const) {
+  for (const [name, field] of [
+    ['NCCL_IB_GID_INDEX', nccl.ibGidIndex],
+    ['NCCL_IB_TC', nccl.ibTc],
+  ] as const) {
     const raw = variables[name];
     if (raw !== undefined && !dynamicNames.has(name) && field === null) {
       warnings.push({ message: `${name}=${raw} is not an integer` });
@@ -149,7 +155,8 @@ export function parseNcclEnv(text: string): ParseResult<NcclEnvFacts> {
 
 export const ncclEnvParser: Parser<NcclEnvFacts> = {
   kind: 'nccl-env',
-  description: 'env dump or export lines: NCCL_*, UCX_*, FI_* variables, typed NCCL_IB_HCA, GID index, TC, GDR level',
+  description:
+    'env dump or export lines: NCCL_*, UCX_*, FI_* variables, typed NCCL_IB_HCA, GID index, TC, GDR level',
   detect: detectNcclEnv,
   parse: parseNcclEnv,
 };

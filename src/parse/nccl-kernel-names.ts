@@ -57,9 +57,13 @@ const ALGOS = 'RING|TREE|COLLNET_DIRECT|COLLNET_CHAIN|COLLNET|NVLS_TREE|NVLS|PAT
 const PROTOS = 'LL128|LL|SIMPLE';
 
 const OLD_FORM = new RegExp(`^ncclKernel(?:Debug)?_([A-Za-z]+)_(${ALGOS})_(${PROTOS})_`);
-const DEV_REDUCING = new RegExp(`^ncclDevKernel_([A-Za-z]+)_(?:Sum|Prod|MinMax|PreMulSum|SumPostDiv)_[a-z0-9]+_(${ALGOS})_(${PROTOS})$`);
+const DEV_REDUCING = new RegExp(
+  `^ncclDevKernel_([A-Za-z]+)_(?:Sum|Prod|MinMax|PreMulSum|SumPostDiv)_[a-z0-9]+_(${ALGOS})_(${PROTOS})$`,
+);
 const DEV_COPYING = new RegExp(`^ncclDevKernel_([A-Za-z]+)_(${ALGOS})_(${PROTOS})$`);
-const RCCL_SPECIALISED = new RegExp(`^ncclDevKernel_([A-Za-z]+)_(${ALGOS})_(${PROTOS})_[A-Za-z]+_[a-z0-9]+(?:_acc\\d+)?_Specialized$`);
+const RCCL_SPECIALISED = new RegExp(
+  `^ncclDevKernel_([A-Za-z]+)_(${ALGOS})_(${PROTOS})_[A-Za-z]+_[a-z0-9]+(?:_acc\\d+)?_Specialized$`,
+);
 const GENERIC = /^(?:ncclDevKernel(?:Debug)?_Generic(?:_\d+)?|rccl_main_kernel(?:_debug)?)$/;
 const SYMMETRIC = /^ncclSymkDevKernel_([A-Za-z]+)_(.+?)(?:_sum_[a-z0-9]+)?$/;
 const RCCL_2020 = /^nccl([A-Za-z]+?)(Ring|Tree|CollNet)?(LL128|LL)?Kernel_[a-z]+_[a-z0-9]+$/;
@@ -86,12 +90,21 @@ export function parseNcclKernelName(name: string): NcclKernelName | null {
   const symbol = symbolOf(name);
   if (GENERIC.test(symbol)) return { op: 'Generic', algo: null, proto: null };
   if (symbol === 'ncclDevKernel_SendRecv') return { op: 'sendrecv', algo: null, proto: null };
-  const match = OLD_FORM.exec(symbol) ?? RCCL_SPECIALISED.exec(symbol) ?? DEV_REDUCING.exec(symbol) ?? DEV_COPYING.exec(symbol);
+  const match =
+    OLD_FORM.exec(symbol) ??
+    RCCL_SPECIALISED.exec(symbol) ??
+    DEV_REDUCING.exec(symbol) ??
+    DEV_COPYING.exec(symbol);
   if (match) return { op: opOf(match[1]!), algo: match[2]!, proto: match[3]! };
   const symmetric = SYMMETRIC.exec(symbol);
   if (symmetric) return { op: opOf(symmetric[1]!), algo: symmetric[2]!, proto: null };
   const old = RCCL_2020.exec(symbol);
-  if (old) return { op: opOf(old[1]!), algo: old[2] ? old[2].toUpperCase() : null, proto: old[2] ? (old[3] ?? 'SIMPLE') : null };
+  if (old)
+    return {
+      op: opOf(old[1]!),
+      algo: old[2] ? old[2].toUpperCase() : null,
+      proto: old[2] ? (old[3] ?? 'SIMPLE') : null,
+    };
   // An NCCL kernel of a form not listed above: its symbol is NCCL's own name for it.
   return { op: symbol, algo: null, proto: null };
 }

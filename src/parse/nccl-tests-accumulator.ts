@@ -17,7 +17,8 @@ export interface AccumulatorOptions {
   retainTests?: boolean;
 }
 
-const HASHLESS_MARKERS = /^(?:nThread \d|Rank\s+\d|Out of bounds values|Avg bus bandwidth|Blocking Enabled|nccl-tests version|Collective test )|\bbusbw\b/;
+const HASHLESS_MARKERS =
+  /^(?:nThread \d|Rank\s+\d|Out of bounds values|Avg bus bandwidth|Blocking Enabled|nccl-tests version|Collective test )|\bbusbw\b/;
 
 interface Fragment {
   text: string;
@@ -85,7 +86,8 @@ export class NcclTestsAccumulator {
     this.lineNumber += 1;
     const line = this.lineNumber;
     const cls = classifyLine(raw);
-    if (cls.type !== 'blank' && !this.firstContent) this.firstContent = { text: detach(raw.trim().slice(0, 200)), line };
+    if (cls.type !== 'blank' && !this.firstContent)
+      this.firstContent = { text: detach(raw.trim().slice(0, 200)), line };
     switch (cls.type) {
       case 'blank':
         return;
@@ -116,7 +118,8 @@ export class NcclTestsAccumulator {
   }
 
   private keepFragment(fragment: Fragment): void {
-    if (this.fragment) this.current?.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
+    if (this.fragment)
+      this.current?.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
     this.fragment = fragment;
   }
 
@@ -128,7 +131,8 @@ export class NcclTestsAccumulator {
   private noteCommandLineCollective(collective: string): void {
     const current = this.current;
     if (current && !current.hasBody()) current.setCollective(collective, 'command-line');
-    else if (current && current.test.rows.length === 0 && current.test.collective === null) current.setCollective(collective, 'command-line');
+    else if (current && current.test.rows.length === 0 && current.test.collective === null)
+      current.setCollective(collective, 'command-line');
     else this.pendingCollective = collective;
   }
 
@@ -136,14 +140,18 @@ export class NcclTestsAccumulator {
     const layout = text.includes('busbw') ? parseColumnHeader(text) : null;
     if (layout) {
       const current = this.current;
-      if (current && (current.test.rows.length > 0 || current.test.complete)) this.startTest(line).setLayout(layout, line);
+      if (current && (current.test.rows.length > 0 || current.test.complete))
+        this.startTest(line).setLayout(layout, line);
       else this.ensureTest(line).setLayout(layout, line);
       return;
     }
     const comment = classifyComment(text);
     switch (comment.type) {
       case 'tests-version': {
-        const builder = this.current && !this.current.hasBody() && this.current.test.ncclTestsVersion === null ? this.current : this.startTest(line);
+        const builder =
+          this.current && !this.current.hasBody() && this.current.test.ncclTestsVersion === null
+            ? this.current
+            : this.startTest(line);
         builder.test.ncclTestsVersion = detach(comment.version);
         builder.test.ncclHeadersCode = comment.headersCode;
         builder.test.ncclLibraryCode = comment.libraryCode;
@@ -181,7 +189,8 @@ export class NcclTestsAccumulator {
         return;
       }
       case 'error':
-        if (comment.message.trim() !== '') this.ensureTest(line).test.errors.push(detach(comment.message.trim()));
+        if (comment.message.trim() !== '')
+          this.ensureTest(line).test.errors.push(detach(comment.message.trim()));
         return;
       case 'other':
         return;
@@ -190,12 +199,27 @@ export class NcclTestsAccumulator {
 
   private onRunHeader(header: NonNullable<NcclTestsTest['header']>, line: number): void {
     const current = this.current;
-    if (current && current.test.header === null && current.test.rows.length === 0 && !current.test.complete && current.test.layout === null) {
+    if (
+      current &&
+      current.test.header === null &&
+      current.test.rows.length === 0 &&
+      !current.test.complete &&
+      current.test.layout === null
+    ) {
       current.setHeader(header, line);
       return;
     }
-    if (current && current.test.header && current.test.rows.length === 0 && !current.test.complete && sameHeader(current.test.header, header)) {
-      current.warn(line, 'the run header is printed twice: several processes each ran their own test (nccl-tests built without MPI and started by mpirun/srun?)');
+    if (
+      current &&
+      current.test.header &&
+      current.test.rows.length === 0 &&
+      !current.test.complete &&
+      sameHeader(current.test.header, header)
+    ) {
+      current.warn(
+        line,
+        'the run header is printed twice: several processes each ran their own test (nccl-tests built without MPI and started by mpirun/srun?)',
+      );
       return;
     }
     this.startTest(line).setHeader(header, line);
@@ -215,7 +239,8 @@ export class NcclTestsAccumulator {
     }
     const result = builder.tryRow(text, line);
     if (result.ok) {
-      if (this.fragment) builder.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
+      if (this.fragment)
+        builder.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
       this.fragment = null;
       return;
     }
@@ -229,7 +254,8 @@ export class NcclTestsAccumulator {
 
   /** End of input. */
   finish(): NcclTestsFacts {
-    if (this.fragment) this.current?.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
+    if (this.fragment)
+      this.current?.warn(this.fragment.line, `incomplete row skipped: "${this.fragment.text.slice(0, 60)}"`);
     this.fragment = null;
     this.closeTest(true);
     if (this.testCount === 0) {
@@ -240,12 +266,18 @@ export class NcclTestsAccumulator {
   }
 }
 
-function sameHeader(a: NonNullable<NcclTestsTest['header']>, b: NonNullable<NcclTestsTest['header']>): boolean {
+function sameHeader(
+  a: NonNullable<NcclTestsTest['header']>,
+  b: NonNullable<NcclTestsTest['header']>,
+): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Flatten per-test warnings into the result's list. */
-export function toParseResult(facts: NcclTestsFacts, fileWarnings: ParseWarning[] = []): ParseResult<NcclTestsFacts> {
+export function toParseResult(
+  facts: NcclTestsFacts,
+  fileWarnings: ParseWarning[] = [],
+): ParseResult<NcclTestsFacts> {
   const warnings = [...fileWarnings];
   for (const test of facts.tests) warnings.push(...test.warnings);
   return { kind: 'nccl-tests', facts, warnings };

@@ -57,7 +57,8 @@ function parseRunHeader(text: string): NcclTestsHeader {
 
 export function classifyComment(text: string): CommentLine {
   // Cheap dispatch on the second word keeps the hot path (tables, INFO lines) free of regex scans.
-  if (text.includes('nThread') && text.includes('nGpus')) return { type: 'run-header', header: parseRunHeader(text) };
+  if (text.includes('nThread') && text.includes('nGpus'))
+    return { type: 'run-header', header: parseRunHeader(text) };
   if (text.includes('Rank')) {
     const match = DEVICE.exec(text);
     if (match) {
@@ -77,11 +78,21 @@ export function classifyComment(text: string): CommentLine {
     if (/^#?\s*Rank\s+\d+/.test(text)) return { type: 'device-cut' };
   }
   let match = OUT_OF_BOUNDS.exec(text);
-  if (match) return { type: 'out-of-bounds', count: Number(match[1]), ok: match[2] !== 'FAILED' && Number(match[1]) === 0 };
+  if (match)
+    return {
+      type: 'out-of-bounds',
+      count: Number(match[1]),
+      ok: match[2] !== 'FAILED' && Number(match[1]) === 0,
+    };
   match = AVG_BUSBW.exec(text);
   if (match) {
     const value = Number(match[1]);
-    if (Number.isFinite(value)) return { type: 'avg-busbw', valueGBps: value, check: (match[2] as 'OK' | 'FAILED' | undefined) ?? null };
+    if (Number.isFinite(value))
+      return {
+        type: 'avg-busbw',
+        valueGBps: value,
+        check: (match[2] as 'OK' | 'FAILED' | undefined) ?? null,
+      };
   }
   match = TESTS_VERSION.exec(text);
   if (match) {

@@ -7,7 +7,15 @@
  */
 import { closeTruncatedJson } from './json-repair.js';
 import { collectiveFromProgram } from './nccl-tests-lines.js';
-import type { NcclTestsDevice, NcclTestsFacts, NcclTestsHeader, NcclTestsMeasurement, NcclTestsPerIteration, NcclTestsRow, NcclTestsTest } from './nccl-tests-types.js';
+import type {
+  NcclTestsDevice,
+  NcclTestsFacts,
+  NcclTestsHeader,
+  NcclTestsMeasurement,
+  NcclTestsPerIteration,
+  NcclTestsRow,
+  NcclTestsTest,
+} from './nccl-tests-types.js';
 import { NotThisKindError, type ParseWarning } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -19,7 +27,8 @@ function isObject(value: unknown): value is Json {
 /** nccl-tests writes numbers with %lf and NaN as the string "nan". */
 function num(value: unknown): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
   return null;
 }
 
@@ -34,7 +43,11 @@ export function looksLikeNcclTestsJson(text: string): boolean {
   const sample = head.slice(0, 65536);
   // A PyTorch profiler trace also names "nccl_version" and "args"; it is the pytorch-trace kind's.
   if (sample.includes('"traceEvents"')) return false;
-  return sample.includes('"bus_bw"') || sample.includes('"minimum_bytes"') || (sample.includes('"nccl_version"') && sample.includes('"args"'));
+  return (
+    sample.includes('"bus_bw"') ||
+    sample.includes('"minimum_bytes"') ||
+    (sample.includes('"nccl_version"') && sample.includes('"args"'))
+  );
 }
 
 function header(config: Json): NcclTestsHeader {
@@ -127,7 +140,8 @@ function row(value: unknown): NcclTestsRow | null {
   const count = num(value.count);
   const outOfPlace = measurement(value.out_of_place, value.out_of_place_per_iter);
   const inPlace = measurement(value.in_place, value.in_place_per_iter);
-  if (sizeBytes === null || count === null || !outOfPlace || !inPlace || typeof value.type !== 'string') return null;
+  if (sizeBytes === null || count === null || !outOfPlace || !inPlace || typeof value.type !== 'string')
+    return null;
   return {
     sizeBytes,
     count,
@@ -149,7 +163,9 @@ export function parseNcclTestsJson(text: string): NcclTestsFacts {
     const repaired = closeTruncatedJson(text);
     try {
       doc = JSON.parse(repaired.text);
-      warnings.push({ message: 'the JSON report is cut off (job killed?): read up to the last complete entry' });
+      warnings.push({
+        message: 'the JSON report is cut off (job killed?): read up to the last complete entry',
+      });
     } catch {
       throw new NotThisKindError('nccl-tests', 1, 'not valid JSON');
     }
@@ -158,7 +174,9 @@ export function parseNcclTestsJson(text: string): NcclTestsFacts {
     throw new NotThisKindError('nccl-tests', 1, 'JSON without nccl-tests config or results');
   }
   const config = isObject(doc.config) ? doc.config : {};
-  const devices = (Array.isArray(config.devices) ? config.devices : []).map(device).filter((d): d is NcclTestsDevice => d !== null);
+  const devices = (Array.isArray(config.devices) ? config.devices : [])
+    .map(device)
+    .filter((d): d is NcclTestsDevice => d !== null);
   const rows: NcclTestsRow[] = [];
   const results = Array.isArray(doc.results) ? doc.results : [];
   results.forEach((entry, index) => {
@@ -194,8 +212,16 @@ export function parseNcclTestsJson(text: string): NcclTestsFacts {
     },
     rows,
     avgBusbwGBps: average ? num(average.bandwidth) : null,
-    avgBusbwCheck: average && average.okay !== 'unchecked' && average.okay !== undefined ? (flag(average.okay) ? 'OK' : 'FAILED') : null,
-    peakBusbwGBps: rows.length > 0 ? rows.reduce((peak, r) => Math.max(peak, r.outOfPlace.busbwGBps, r.inPlace.busbwGBps), -Infinity) : null,
+    avgBusbwCheck:
+      average && average.okay !== 'unchecked' && average.okay !== undefined
+        ? flag(average.okay)
+          ? 'OK'
+          : 'FAILED'
+        : null,
+    peakBusbwGBps:
+      rows.length > 0
+        ? rows.reduce((peak, r) => Math.max(peak, r.outOfPlace.busbwGBps, r.inPlace.busbwGBps), -Infinity)
+        : null,
     outOfBounds: oobCount === null ? null : { count: oobCount, ok: oobCount === 0 },
     errors: Array.isArray(doc.errors) ? doc.errors.filter((e): e is string => typeof e === 'string') : [],
     complete: outOfBounds !== null || average !== null,
@@ -203,6 +229,9 @@ export function parseNcclTestsJson(text: string): NcclTestsFacts {
     endLine: 1,
     warnings,
   };
-  if (!test.complete) warnings.push({ message: 'the JSON report has no out_of_bounds or average_bus_bandwidth (run interrupted?)' });
+  if (!test.complete)
+    warnings.push({
+      message: 'the JSON report has no out_of_bounds or average_bus_bandwidth (run interrupted?)',
+    });
   return { format: 'json', tests: [test] };
 }

@@ -84,11 +84,15 @@ function parseMeasurement(
   if (timeUs < 0) return `negative time "${tokens.slice(start, start + 3).join(' ')}" (row cut short?)`;
   const checkToken = tokens[start + 3];
   const checkValue = checkToken === 'N/A' ? null : parseNumber(checkToken);
-  if (checkValue === undefined) return `expected #wrong or error (a number or N/A), got "${checkToken ?? ''}"`;
+  if (checkValue === undefined)
+    return `expected #wrong or error (a number or N/A), got "${checkToken ?? ''}"`;
   // Without a header, the value's shape tells: `%6g` counts are integers, `%5.0le` errors carry an exponent.
-  const checkColumn = knownCheckColumn ?? (checkToken !== undefined && /[.eE]/.test(checkToken) ? 'error' : 'wrong');
+  const checkColumn =
+    knownCheckColumn ?? (checkToken !== undefined && /[.eE]/.test(checkToken) ? 'error' : 'wrong');
   const measurement: NcclTestsMeasurement =
-    checkColumn === 'wrong' ? { timeUs, algbwGBps, busbwGBps, wrong: checkValue } : { timeUs, algbwGBps, busbwGBps, wrong: null, maxError: checkValue };
+    checkColumn === 'wrong'
+      ? { timeUs, algbwGBps, busbwGBps, wrong: checkValue }
+      : { timeUs, algbwGBps, busbwGBps, wrong: null, maxError: checkValue };
   if (perIteration) {
     const stats = [1, 2, 3, 4].map((offset) => parseNumber(tokens[start + 3 + offset]));
     const [minUs, maxUs, p99Us, cvPct] = stats;
@@ -122,14 +126,18 @@ export function parseRow(text: string, line: number, layout: NcclTestsLayout | n
   const maxKeys = layout ? 3 + (layout.hasRedop ? 1 : 0) + (layout.hasRoot ? 1 : 0) : 5;
   if (keyCount > maxKeys) return { ok: false, reason: `${tokens.length} fields, more than the layout has` };
   const [sizeToken, countToken, type] = tokens;
-  if (sizeToken === undefined || !INTEGER.test(sizeToken)) return { ok: false, reason: `size "${sizeToken ?? ''}" is not a whole number` };
-  if (countToken === undefined || !INTEGER.test(countToken)) return { ok: false, reason: `count "${countToken ?? ''}" is not a whole number` };
-  if (type === undefined || !IDENTIFIER.test(type)) return { ok: false, reason: `type "${type ?? ''}" is not a data type name` };
+  if (sizeToken === undefined || !INTEGER.test(sizeToken))
+    return { ok: false, reason: `size "${sizeToken ?? ''}" is not a whole number` };
+  if (countToken === undefined || !INTEGER.test(countToken))
+    return { ok: false, reason: `count "${countToken ?? ''}" is not a whole number` };
+  if (type === undefined || !IDENTIFIER.test(type))
+    return { ok: false, reason: `type "${type ?? ''}" is not a data type name` };
   let redop: string | null = null;
   let root: number | null = null;
   for (const token of tokens.slice(3, keyCount)) {
     if (SIGNED_INTEGER.test(token) && root === null && (!layout || layout.hasRoot)) root = Number(token);
-    else if (IDENTIFIER.test(token) && redop === null && root === null && (!layout || layout.hasRedop)) redop = token;
+    else if (IDENTIFIER.test(token) && redop === null && root === null && (!layout || layout.hasRedop))
+      redop = token;
     else return { ok: false, reason: `unexpected field "${token}" before the measurements` };
   }
   const outOfPlace = parseMeasurement(tokens, keyCount, layout?.checkColumn, perIteration);
@@ -141,7 +149,16 @@ export function parseRow(text: string, line: number, layout: NcclTestsLayout | n
     outOfPlace.timeUs = Number((outOfPlace.timeUs * 1000).toPrecision(12));
     inPlace.timeUs = Number((inPlace.timeUs * 1000).toPrecision(12));
   }
-  const row: NcclTestsRow = { sizeBytes: Number(sizeToken), count: Number(countToken), type, redop, root, outOfPlace, inPlace, line };
+  const row: NcclTestsRow = {
+    sizeBytes: Number(sizeToken),
+    count: Number(countToken),
+    type,
+    redop,
+    root,
+    outOfPlace,
+    inPlace,
+    line,
+  };
   if (timestamp !== undefined) row.timestamp = timestamp;
   return { ok: true, row };
 }
@@ -162,7 +179,12 @@ export function sizeToCountRatio(row: NcclTestsRow): number | null | undefined {
 export function inferLayout(row: NcclTestsRow): NcclTestsLayout {
   const checkColumn = row.outOfPlace.maxError !== undefined ? 'error' : 'wrong';
   return {
-    name: row.root !== null && checkColumn === 'wrong' ? '2.13+' : checkColumn === 'error' ? 'pre-2.13' : 'unknown',
+    name:
+      row.root !== null && checkColumn === 'wrong'
+        ? '2.13+'
+        : checkColumn === 'error'
+          ? 'pre-2.13'
+          : 'unknown',
     hasRedop: row.redop !== null,
     hasRoot: row.root !== null,
     checkColumn,

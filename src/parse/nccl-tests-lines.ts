@@ -69,7 +69,9 @@ export function classifyLine(raw: string): LineClass {
 }
 
 /** nccl-tests' binaries: the vocabulary's collectives and the tests beyond it (src/Makefile BIN_FILES_LIST). */
-const PERF_BINARY = new RegExp(`\\b(${[...COLLECTIVE_OPS, 'alltoallv', 'scatter', 'gather', 'hypercube'].join('|')})_perf(?:_mpi)?\\b`);
+const PERF_BINARY = new RegExp(
+  `\\b(${[...COLLECTIVE_OPS, 'alltoallv', 'scatter', 'gather', 'hypercube'].join('|')})_perf(?:_mpi)?\\b`,
+);
 
 /** The collective named by an nccl-tests binary in a command line or path (`/opt/nccl-tests/bin/all_reduce_perf`). */
 export function collectiveFromCommand(text: string): string | null {

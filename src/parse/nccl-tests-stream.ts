@@ -46,6 +46,9 @@ export async function parseNcclTestsStream(
   return toParseResult(accumulator.finish());
 }
 
-export async function parseNcclTestsFile(path: string, options: AccumulatorOptions = {}): Promise<ParseResult<NcclTestsFacts>> {
+export async function parseNcclTestsFile(
+  path: string,
+  options: AccumulatorOptions = {},
+): Promise<ParseResult<NcclTestsFacts>> {
   return parseNcclTestsStream(createReadStream(path, { highWaterMark: 1 << 20 }), options);
 }

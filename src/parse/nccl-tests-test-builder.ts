@@ -4,7 +4,13 @@
  */
 import { inferLayout, parseRow, sizeToCountRatio } from './nccl-tests-layout.js';
 import { detach } from './nccl-tests-lines.js';
-import type { NcclTestsDevice, NcclTestsHeader, NcclTestsLayout, NcclTestsRow, NcclTestsTest } from './nccl-tests-types.js';
+import type {
+  NcclTestsDevice,
+  NcclTestsHeader,
+  NcclTestsLayout,
+  NcclTestsRow,
+  NcclTestsTest,
+} from './nccl-tests-types.js';
 
 /** Beyond this many warnings per test, further ones are counted, not kept: memory must not grow with the file. */
 const MAX_WARNINGS_PER_TEST = 50;
@@ -50,7 +56,8 @@ export class TestBuilder {
   }
 
   warn(line: number, message: string): void {
-    if (this.test.warnings.length < MAX_WARNINGS_PER_TEST) this.test.warnings.push({ line, message: detach(message) });
+    if (this.test.warnings.length < MAX_WARNINGS_PER_TEST)
+      this.test.warnings.push({ line, message: detach(message) });
     else this.suppressedWarnings += 1;
   }
 
@@ -78,7 +85,12 @@ export class TestBuilder {
       return;
     }
     this.pidByRank.set(device.rank, identity);
-    this.test.devices.push({ ...device, host: detach(device.host), name: detach(device.name), pciBusId: device.pciBusId === null ? null : detach(device.pciBusId) });
+    this.test.devices.push({
+      ...device,
+      host: detach(device.host),
+      name: detach(device.name),
+      pciBusId: device.pciBusId === null ? null : detach(device.pciBusId),
+    });
     this.test.ranks = Math.max(this.test.ranks ?? 0, device.rank + 1);
   }
 
@@ -93,9 +105,16 @@ export class TestBuilder {
     if (!parsed.ok) return parsed;
     const row = parsed.row;
     const ratio = sizeToCountRatio(row);
-    if (ratio === null) return { ok: false, reason: `${row.sizeBytes} bytes is not a whole multiple of ${row.count} ${row.type} elements (row cut at its start?)` };
+    if (ratio === null)
+      return {
+        ok: false,
+        reason: `${row.sizeBytes} bytes is not a whole multiple of ${row.count} ${row.type} elements (row cut at its start?)`,
+      };
     if (ratio !== undefined && this.sizeRatio !== undefined && ratio !== this.sizeRatio) {
-      return { ok: false, reason: `size ${row.sizeBytes} for ${row.count} elements disagrees with the other rows (row cut at its start?)` };
+      return {
+        ok: false,
+        reason: `size ${row.sizeBytes} for ${row.count} elements disagrees with the other rows (row cut at its start?)`,
+      };
     }
     this.acceptRow(row, ratio, line);
     return { ok: true };
@@ -105,14 +124,19 @@ export class TestBuilder {
   tryRowIfDuplicate(text: string, line: number): boolean {
     const parsed = parseRow(text, line, this.test.layout);
     if (!parsed.ok || parsed.row.sizeBytes === 0 || !this.rowKeys.has(rowKey(parsed.row))) return false;
-    this.warn(line, `duplicate row for ${parsed.row.sizeBytes} bytes ${parsed.row.type} after the footer ignored (output of two processes interleaved?)`);
+    this.warn(
+      line,
+      `duplicate row for ${parsed.row.sizeBytes} bytes ${parsed.row.type} after the footer ignored (output of two processes interleaved?)`,
+    );
     return true;
   }
 
   /** Whether anything nccl-tests-specific was seen; a run made only of rejected lines is no run. */
   isMeaningful(): boolean {
     const t = this.test;
-    return this.hasBody() || t.ncclTestsVersion !== null || t.collectiveSource === 'header' || t.errors.length > 0;
+    return (
+      this.hasBody() || t.ncclTestsVersion !== null || t.collectiveSource === 'header' || t.errors.length > 0
+    );
   }
 
   private acceptRow(row: NcclTestsRow, ratio: number | undefined, line: number): void {
@@ -120,7 +144,10 @@ export class TestBuilder {
     const key = rowKey(row);
     // Size-0 rows repeat legitimately: small sizes round down to 0 bytes per rank (alltoall, all_gather).
     if (row.sizeBytes > 0 && this.rowKeys.has(key)) {
-      this.warn(line, `duplicate row for ${row.sizeBytes} bytes ${row.type} ignored (output of two processes interleaved?)`);
+      this.warn(
+        line,
+        `duplicate row for ${row.sizeBytes} bytes ${row.type} ignored (output of two processes interleaved?)`,
+      );
       return;
     }
     this.rowKeys.add(key);
@@ -132,7 +159,10 @@ export class TestBuilder {
       this.test.layout = inferLayout(row);
       if (!this.warnedInferredLayout) {
         this.warnedInferredLayout = true;
-        this.warn(line, 'rows without a column header (output cut at its start?): layout inferred from the rows');
+        this.warn(
+          line,
+          'rows without a column header (output cut at its start?): layout inferred from the rows',
+        );
       }
     }
     this.test.rows.push(row);
@@ -143,7 +173,9 @@ export class TestBuilder {
   setOutOfBounds(count: number, ok: boolean, line: number): void {
     const previous = this.test.outOfBounds;
     // Two processes may each print a footer; keep the worse one so a failure is never hidden.
-    this.test.outOfBounds = previous ? { count: Math.max(previous.count, count), ok: previous.ok && ok } : { count, ok };
+    this.test.outOfBounds = previous
+      ? { count: Math.max(previous.count, count), ok: previous.ok && ok }
+      : { count, ok };
     this.test.complete = true;
     this.touch(line);
   }
@@ -172,7 +204,12 @@ export class TestBuilder {
   finish(truncatedAtEnd: boolean): NcclTestsTest {
     const t = this.test;
     if (!t.complete && (t.rows.length > 0 || t.layout !== null)) {
-      this.warn(t.endLine, truncatedAtEnd ? 'output ends before the test footer (truncated?)' : 'test has no footer (interrupted, or the next run started?)');
+      this.warn(
+        t.endLine,
+        truncatedAtEnd
+          ? 'output ends before the test footer (truncated?)'
+          : 'test has no footer (interrupted, or the next run started?)',
+      );
     }
     if (t.header && t.layout === null && t.rows.length === 0 && !t.complete) {
       this.warn(t.endLine, 'test header without a result table (the run failed or the output is truncated)');

@@ -19,9 +19,13 @@ const STRONG_MARKERS = [
   /(?:^|[#:>\]])\s*nThread \d+ nGpus \d+ minBytes \d+/m,
   /(?:^|[#:>\]])\s*(?:size|bytes)\s+(?:count|N)\s+type\b.*\bbusbw\b/m,
 ];
-const FOOTER_MARKERS = [/(?:^|[#:>\]])\s*Out of bounds values\s*:\s*\d+/m, /(?:^|[#:>\]])\s*Avg bus bandwidth\s*:\s*[\d.]/m];
+const FOOTER_MARKERS = [
+  /(?:^|[#:>\]])\s*Out of bounds values\s*:\s*\d+/m,
+  /(?:^|[#:>\]])\s*Avg bus bandwidth\s*:\s*[\d.]/m,
+];
 /** A result row of any layout: size count type [redop] [root] then at least time algbw busbw. */
-const ROW = /^\s*(?:\S+\s)?\s*\d+\s+\d+\s+[A-Za-z_]\w*\s+(?:[A-Za-z_]\w*\s+)?(?:-?\d+\s+)?[\d.]+(?:e[-+]\d+)?\s+[\d.]+\s+[\d.]+\s+(?:\d+|N\/A|[\d.]+e[-+]\d+)\s/m;
+const ROW =
+  /^\s*(?:\S+\s)?\s*\d+\s+\d+\s+[A-Za-z_]\w*\s+(?:[A-Za-z_]\w*\s+)?(?:-?\d+\s+)?[\d.]+(?:e[-+]\d+)?\s+[\d.]+\s+[\d.]+\s+(?:\d+|N\/A|[\d.]+e[-+]\d+)\s/m;
 
 export function detectNcclTests(text: string): number {
   const head = text.length > DETECT_PREFIX_CHARS ? text.slice(0, DETECT_PREFIX_CHARS) : text;
@@ -53,7 +57,8 @@ export function parseNcclTests(text: string): ParseResult<NcclTestsFacts> {
 
 export const ncclTestsParser: Parser<NcclTestsFacts> = {
   kind: 'nccl-tests',
-  description: 'nccl-tests *_perf output (every layout since 2.0, MPI/Slurm prefixes, NCCL logs) and -J JSON reports',
+  description:
+    'nccl-tests *_perf output (every layout since 2.0, MPI/Slurm prefixes, NCCL logs) and -J JSON reports',
   detect: detectNcclTests,
   parse: parseNcclTests,
   parseStream: (source) => parseNcclTestsStream(source),

@@ -107,7 +107,14 @@ function nearestNics(facts: NvidiaSmiTopoFacts): TopoNearestNic[] {
 
 export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopoFacts> {
   const warnings: ParseWarning[] = [];
-  const facts: NvidiaSmiTopoFacts = { layout: 'gpu-only', gpus: [], nics: [], matrix: {}, nearestNic: [], legend: {} };
+  const facts: NvidiaSmiTopoFacts = {
+    layout: 'gpu-only',
+    gpus: [],
+    nics: [],
+    matrix: {},
+    nearestNic: [],
+    legend: {},
+  };
   const lines = text.split(/\r?\n/);
   let header: Header | undefined;
   let section: 'matrix' | 'legend' | 'nic-legend' = 'matrix';
@@ -134,7 +141,8 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopoFacts
     }
     const maybeHeader = readHeader(line);
     if (maybeHeader) {
-      if (header) warnings.push({ line: lineNumber, message: 'a second matrix header; the later one is used' });
+      if (header)
+        warnings.push({ line: lineNumber, message: 'a second matrix header; the later one is used' });
       header = maybeHeader;
       return;
     }
@@ -144,7 +152,10 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopoFacts
     if (!header.columns.includes(label)) return;
     const cells = tokens.slice(1, 1 + header.columns.length);
     if (cells.length < header.columns.length || !cells.every((cell) => CELL.test(cell))) {
-      warnings.push({ line: lineNumber, message: `row ${label} has ${cells.length} of ${header.columns.length} cells or an unknown code; skipped` });
+      warnings.push({
+        line: lineNumber,
+        message: `row ${label} has ${cells.length} of ${header.columns.length} cells or an unknown code; skipped`,
+      });
       return;
     }
     facts.matrix[label] = Object.fromEntries(header.columns.map((column, i) => [column, cells[i] ?? '']));
@@ -162,7 +173,10 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopoFacts
         gpuNumaId: value('GPU NUMA ID'),
       });
       if (index === lines.length - 1 && !text.endsWith('\n')) {
-        warnings.push({ line: lineNumber, message: `row ${label} is the last line and has no line end: its last column may be cut` });
+        warnings.push({
+          line: lineNumber,
+          message: `row ${label} is the last line and has no line end: its last column may be cut`,
+        });
       }
     }
   });
@@ -171,11 +185,15 @@ export function parseNvidiaSmiTopo(text: string): ParseResult<NvidiaSmiTopoFacts
     throw new NotThisKindError('nvidia-smi-topo', firstIndex + 1, lines[firstIndex] ?? '');
   }
   const nicColumns = header.columns.filter((column) => !column.startsWith('GPU'));
-  facts.nics = nicColumns.map((name) => ({ name, device: name.startsWith('NIC') ? (nicLegend.get(name) ?? null) : name }));
+  facts.nics = nicColumns.map((name) => ({
+    name,
+    device: name.startsWith('NIC') ? (nicLegend.get(name) ?? null) : name,
+  }));
   if (nicColumns.some((name) => name.startsWith('NIC'))) facts.layout = 'nic-legend';
   else if (nicColumns.length > 0) facts.layout = 'device-columns';
   for (const nic of facts.nics) {
-    if (nic.device === null) warnings.push({ message: `${nic.name} is not in a NIC Legend (output cut?); its device is unknown` });
+    if (nic.device === null)
+      warnings.push({ message: `${nic.name} is not in a NIC Legend (output cut?); its device is unknown` });
   }
   facts.nearestNic = nicColumns.length > 0 ? nearestNics(facts) : [];
   return { kind: 'nvidia-smi-topo', facts, warnings };

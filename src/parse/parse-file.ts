@@ -61,11 +61,23 @@ async function openRegular(file: string): Promise<FileHandle> {
   const stats = await handle.stat();
   if (stats.isFile()) return handle;
   await handle.close();
-  const what = stats.isDirectory() ? 'is a directory' : stats.isFIFO() ? 'a FIFO, not a regular file' : stats.isSocket() ? 'a socket, not a regular file' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device, not a regular file' : 'not a regular file';
+  const what = stats.isDirectory()
+    ? 'is a directory'
+    : stats.isFIFO()
+      ? 'a FIFO, not a regular file'
+      : stats.isSocket()
+        ? 'a socket, not a regular file'
+        : stats.isCharacterDevice() || stats.isBlockDevice()
+          ? 'a device, not a regular file'
+          : 'not a regular file';
   throw new InputError(`${file}: cannot read (${what})`);
 }
 
-async function readAtMost(handle: FileHandle, file: string, maxBytes: number): Promise<{ text: string; complete: boolean }> {
+async function readAtMost(
+  handle: FileHandle,
+  file: string,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
@@ -91,11 +103,17 @@ function firstContentLine(text: string): { line: number; excerpt: string } {
 }
 
 /** Every result the file holds: one, or one per host of a multi-host paste. */
-export async function parseFileAll(file: string, options: { kind?: ParserKind; maxBytes?: number } = {}): Promise<ParsedFile[]> {
+export async function parseFileAll(
+  file: string,
+  options: { kind?: ParserKind; maxBytes?: number } = {},
+): Promise<ParsedFile[]> {
   const maxBytes = options.maxBytes ?? MAX_WHOLE_READ_BYTES;
   const handle = await openRegular(file);
   // gzip and tar are binary: only the trace reader reads them (it sniffs the bytes itself).
-  if ((options.kind === undefined || options.kind === 'pytorch-trace') && (await isCompressedOrArchive(file))) {
+  if (
+    (options.kind === undefined || options.kind === 'pytorch-trace') &&
+    (await isCompressedOrArchive(file))
+  ) {
     await handle.close();
     return parseTraceFile(file);
   }
@@ -108,10 +126,13 @@ export async function parseFileAll(file: string, options: { kind?: ParserKind; m
   const kind = options.kind ?? detectKind(head.text)?.kind;
   if (!kind) {
     const { line, excerpt } = firstContentLine(head.text);
-    throw new InputError(`${file}: not a recognised tool output (line ${line}: ${excerpt}); known kinds: ${knownKinds().join(', ')}`);
+    throw new InputError(
+      `${file}: not a recognised tool output (line ${line}: ${excerpt}); known kinds: ${knownKinds().join(', ')}`,
+    );
   }
   const parser = findRawParser(kind);
-  if (!parser) throw new InputError(`${file}: no parser for kind "${kind}" (known kinds: ${knownKinds().join(', ')})`);
+  if (!parser)
+    throw new InputError(`${file}: no parser for kind "${kind}" (known kinds: ${knownKinds().join(', ')})`);
   // Traces stream through their own reader (no paste normaliser, no size cap, the rank rule applied).
   if (kind === 'pytorch-trace') return parseTraceFile(file);
   try {
@@ -127,22 +148,39 @@ export async function parseFileAll(file: string, options: { kind?: ParserKind; m
       const whole = await openRegular(file);
       try {
         const read = await readAtMost(whole, file, maxBytes);
-        if (!read.complete) throw new InputError(`${file}: cannot read (larger than ${maxBytes / (1024 * 1024)} MiB, the limit for ${kind} files)`);
+        if (!read.complete)
+          throw new InputError(
+            `${file}: cannot read (larger than ${maxBytes / (1024 * 1024)} MiB, the limit for ${kind} files)`,
+          );
         text = read.text;
       } finally {
         await whole.close();
       }
     }
-    return parsePasteAs(kind, text).map((result) => ({ file, kind, ...(result.host === null ? {} : { host: result.host }), facts: result.facts, warnings: result.warnings }));
+    return parsePasteAs(kind, text).map((result) => ({
+      file,
+      kind,
+      ...(result.host === null ? {} : { host: result.host }),
+      facts: result.facts,
+      warnings: result.warnings,
+    }));
   } catch (error) {
     if (error instanceof NotThisKindError) throw new InputError(`${file}: ${error.message}`);
-    if (error instanceof Error && 'code' in error && typeof (error as NodeJS.ErrnoException).syscall === 'string') throw describeIoError(file, error);
+    if (
+      error instanceof Error &&
+      'code' in error &&
+      typeof (error as NodeJS.ErrnoException).syscall === 'string'
+    )
+      throw describeIoError(file, error);
     throw error;
   }
 }
 
 /** The file's first result (the first host's, for a multi-host paste). */
-export async function parseFile(file: string, options: { kind?: ParserKind; maxBytes?: number } = {}): Promise<ParsedFile> {
+export async function parseFile(
+  file: string,
+  options: { kind?: ParserKind; maxBytes?: number } = {},
+): Promise<ParsedFile> {
   const [first] = await parseFileAll(file, options);
   return first!;
 }

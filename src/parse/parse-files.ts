@@ -32,11 +32,17 @@ export function parsedFileLabel(parsed: ParsedFile): string {
   return parsed.host === undefined ? parsed.file : `${parsed.file} (host ${parsed.host})`;
 }
 
-export async function parseFiles(files: readonly string[], options: ParseFilesOptions = {}): Promise<ParseFilesResult> {
+export async function parseFiles(
+  files: readonly string[],
+  options: ParseFilesOptions = {},
+): Promise<ParseFilesResult> {
   let kind: ParserKind | undefined;
   if (options.kind !== undefined) {
     const parser = findParser(options.kind);
-    if (!parser) throw new UsageError(`invalid value for --kind: "${options.kind}" (expected one of ${knownKinds().join(', ')})`);
+    if (!parser)
+      throw new UsageError(
+        `invalid value for --kind: "${options.kind}" (expected one of ${knownKinds().join(', ')})`,
+      );
     kind = parser.kind;
   }
   const parsed: ParsedFile[] = [];
@@ -49,11 +55,17 @@ export async function parseFiles(files: readonly string[], options: ParseFilesOp
       else throw error;
     }
   }
-  if (parsed.length === 0) throw new InputError(failed.map((failure) => failure.message).join('\naifabric: '));
+  if (parsed.length === 0)
+    throw new InputError(failed.map((failure) => failure.message).join('\naifabric: '));
   const metrics: ParseMetrics = { files: parsed };
   if (failed.length > 0) metrics.failed = failed;
   const only = parsed[0];
-  if (parsed.length === 1 && only?.kind === 'nccl-tests') metrics.tests = (only.facts as NcclTestsFacts).tests;
-  const warnings = parsed.flatMap((file) => file.warnings.map((w) => `${parsedFileLabel(file)}${w.line === undefined ? '' : `:${w.line}`}: ${w.message}`));
+  if (parsed.length === 1 && only?.kind === 'nccl-tests')
+    metrics.tests = (only.facts as NcclTestsFacts).tests;
+  const warnings = parsed.flatMap((file) =>
+    file.warnings.map(
+      (w) => `${parsedFileLabel(file)}${w.line === undefined ? '' : `:${w.line}`}: ${w.message}`,
+    ),
+  );
   return makeResult('parse', { files: [...files], kind: kind ?? null }, metrics, { warnings });
 }

@@ -30,7 +30,10 @@ function remapFacts(value: unknown, map: (line: number) => number): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = isLineKey(key) && typeof item === 'number' && Number.isInteger(item) && item >= 1 ? map(item) : remapFacts(item, map);
+    out[key] =
+      isLineKey(key) && typeof item === 'number' && Number.isInteger(item) && item >= 1
+        ? map(item)
+        : remapFacts(item, map);
   }
   return out;
 }
@@ -57,7 +60,11 @@ function tryParse<F>(parser: Parser<F>, segment: PasteSegment, lines: PasteLine[
 function factCount(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + factCount(item), 0);
-  if (typeof value === 'object') return Object.values(value as Record<string, unknown>).reduce((sum: number, item) => sum + factCount(item), 0);
+  if (typeof value === 'object')
+    return Object.values(value as Record<string, unknown>).reduce(
+      (sum: number, item) => sum + factCount(item),
+      0,
+    );
   return 1;
 }
 
@@ -83,7 +90,8 @@ function checkLastLine<F>(parser: Parser<F>, segment: PasteSegment, first: Parse
   const last = lastContentIndex(segment.lines);
   if (last < 0) return read;
   const lastLine = segment.lines[last]!;
-  const warnedAt = (result: ParseResult<F>, index: number): boolean => result.warnings.some((warning) => warning.line === index + 1);
+  const warnedAt = (result: ParseResult<F>, index: number): boolean =>
+    result.warnings.some((warning) => warning.line === index + 1);
   const terminated = segment.endsWithNewline || last < segment.lines.length - 1;
   const lastWarned = warnedAt(first, last);
   const without = tryParse(parser, segment, segment.lines.slice(0, last));
@@ -92,25 +100,61 @@ function checkLastLine<F>(parser: Parser<F>, segment: PasteSegment, first: Parse
   // A wrap leaves a head that reads as nothing (`export NC`) or a tail that does (`CL_IB_HCA=...`): either side unread or warned.
   // The head is blanked, not removed, so the lines after it keep their numbers.
   const previousWarned = previous !== undefined && warnedAt(first, last - 1);
-  const previousUnread = previous !== undefined && !unread && !lastWarned && !previousWarned && sameFacts(tryParse(parser, segment, segment.lines.map((line, index) => (index === last - 1 ? { text: '', line: line.line } : line)))?.facts, first.facts);
+  const previousUnread =
+    previous !== undefined &&
+    !unread &&
+    !lastWarned &&
+    !previousWarned &&
+    sameFacts(
+      tryParse(
+        parser,
+        segment,
+        segment.lines.map((line, index) => (index === last - 1 ? { text: '', line: line.line } : line)),
+      )?.facts,
+      first.facts,
+    );
   if (previous && previous.text.trim() !== '' && (unread || lastWarned || previousWarned || previousUnread)) {
-    const joinedLines = [...segment.lines.slice(0, last - 1), { text: previous.text + lastLine.text, line: previous.line }, ...segment.lines.slice(last + 1)];
+    const joinedLines = [
+      ...segment.lines.slice(0, last - 1),
+      { text: previous.text + lastLine.text, line: previous.line },
+      ...segment.lines.slice(last + 1),
+    ];
     const joined = tryParse(parser, segment, joinedLines);
     if (joined !== null) {
       // Joined only when it reads better: a cut-looking line completed, or facts the two lines apart do not give.
-      const completes = previousWarned && joined.warnings.length < first.warnings.length && factCount(joined.facts) >= factCount(first.facts);
-      const adds = (unread || previousUnread) && joined.warnings.length <= first.warnings.length && factCount(joined.facts) > factCount(first.facts);
+      const completes =
+        previousWarned &&
+        joined.warnings.length < first.warnings.length &&
+        factCount(joined.facts) >= factCount(first.facts);
+      const adds =
+        (unread || previousUnread) &&
+        joined.warnings.length <= first.warnings.length &&
+        factCount(joined.facts) > factCount(first.facts);
       if (completes || adds) {
-        return { result: joined, lines: joinedLines, extra: [{ line: lastLine.line, message: `lines ${previous.line}-${lastLine.line} read as one: the last line looked wrapped (${excerpt(lastLine.text)})` }] };
+        return {
+          result: joined,
+          lines: joinedLines,
+          extra: [
+            {
+              line: lastLine.line,
+              message: `lines ${previous.line}-${lastLine.line} read as one: the last line looked wrapped (${excerpt(lastLine.text)})`,
+            },
+          ],
+        };
       }
       if ((unread || previousUnread) && !lastWarned && !sameFacts(joined.facts, first.facts)) {
-        read.extra.push({ line: lastLine.line, message: `lines ${previous.line}-${lastLine.line} may be one line wrapped in two; read apart (${excerpt(lastLine.text)})` });
+        read.extra.push({
+          line: lastLine.line,
+          message: `lines ${previous.line}-${lastLine.line} may be one line wrapped in two; read apart (${excerpt(lastLine.text)})`,
+        });
         return read;
       }
     }
   }
   if (!terminated && !lastWarned) {
-    const message = unread ? `the last line was not read (cut short?): ${excerpt(lastLine.text)}` : `the last line has no line end: if the paste was cut there, its values may be incomplete (${excerpt(lastLine.text)})`;
+    const message = unread
+      ? `the last line was not read (cut short?): ${excerpt(lastLine.text)}`
+      : `the last line has no line end: if the paste was cut there, its values may be incomplete (${excerpt(lastLine.text)})`;
     read.extra.push({ line: lastLine.line, message });
   }
   return read;
@@ -119,12 +163,16 @@ function checkLastLine<F>(parser: Parser<F>, segment: PasteSegment, first: Parse
 function parseSegment<F>(parser: Parser<F>, segment: PasteSegment, checkLast: boolean): PasteParseResult<F> {
   const text = segmentText(segment);
   const first = parser.parse(text);
-  const read = checkLast ? checkLastLine(parser, segment, first) : { result: first, lines: segment.lines, extra: [] };
+  const read = checkLast
+    ? checkLastLine(parser, segment, first)
+    : { result: first, lines: segment.lines, extra: [] };
   const map = lineMapper(read.lines);
   const identity = !segment.changed && read.lines === segment.lines;
   const warnings = [
     ...segment.warnings,
-    ...read.result.warnings.map((warning) => (warning.line === undefined || identity ? warning : { ...warning, line: map(warning.line) })),
+    ...read.result.warnings.map((warning) =>
+      warning.line === undefined || identity ? warning : { ...warning, line: map(warning.line) },
+    ),
     ...read.extra,
   ];
   const facts = identity ? read.result.facts : (remapFacts(read.result.facts, map) as F);
@@ -149,7 +197,11 @@ function segmentsFor(parser: Parser, text: string): { segments: PasteSegment[]; 
   const kept = normalisePaste(head, { keepIndent: true });
   const dedented = normalisePaste(head);
   const keptConfidence = bestConfidence(parser, head, kept);
-  const dedentedConfidence = dedented.some((segment, index) => segmentText(segment) !== segmentText(kept[index] ?? segment)) ? bestConfidence(parser, head, dedented) : keptConfidence;
+  const dedentedConfidence = dedented.some(
+    (segment, index) => segmentText(segment) !== segmentText(kept[index] ?? segment),
+  )
+    ? bestConfidence(parser, head, dedented)
+    : keptConfidence;
   // Dedented wins ties: tools print from the first column; kept wins only where it reads better (grepped ethtool counters).
   const keepIndent = keptConfidence > dedentedConfidence;
   const confidence = Math.max(keptConfidence, dedentedConfidence);
@@ -162,13 +214,18 @@ export function detectPasteAll(parsers: readonly Parser[], text: string): number
   const head = text.length > DETECT_HEAD_CHARS ? text.slice(0, DETECT_HEAD_CHARS) : text;
   const kept = normalisePaste(head, { keepIndent: true });
   const dedented = normalisePaste(head);
-  const differs = dedented.some((segment, index) => segmentText(segment) !== segmentText(kept[index] ?? segment));
-  return parsers.map((parser) => Math.max(bestConfidence(parser, head, kept), differs ? bestConfidence(parser, head, dedented) : 0));
+  const differs = dedented.some(
+    (segment, index) => segmentText(segment) !== segmentText(kept[index] ?? segment),
+  );
+  return parsers.map((parser) =>
+    Math.max(bestConfidence(parser, head, kept), differs ? bestConfidence(parser, head, dedented) : 0),
+  );
 }
 
 /** Detect on the normalised head of the text: the most confident segment wins. */
 export function detectPaste(parser: Parser, text: string): number {
-  return segmentsFor(parser, text.length > DETECT_HEAD_CHARS ? text.slice(0, DETECT_HEAD_CHARS) : text).confidence;
+  return segmentsFor(parser, text.length > DETECT_HEAD_CHARS ? text.slice(0, DETECT_HEAD_CHARS) : text)
+    .confidence;
 }
 
 /** One result per host segment; throws NotThisKindError when no segment is of the parser's kind. */
@@ -199,7 +256,15 @@ export function pasteTolerant<F>(parser: Parser<F>): Parser<F> {
       const { host, ...result } = first!;
       if (others.length === 0) return result;
       const hosts = [host, ...others.map((other) => other.host)].join(', ');
-      return { ...result, warnings: [{ message: `the paste holds ${others.length + 1} hosts (${hosts}); these facts are ${host ?? 'the first'}'s` }, ...result.warnings] };
+      return {
+        ...result,
+        warnings: [
+          {
+            message: `the paste holds ${others.length + 1} hosts (${hosts}); these facts are ${host ?? 'the first'}'s`,
+          },
+          ...result.warnings,
+        ],
+      };
     },
   };
 }

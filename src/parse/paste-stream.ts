@@ -12,7 +12,9 @@ export async function* normaliseStream(source: TextSource, plan: PastePlan): Asy
   const out: string[] = [];
   const onLine = (raw: string): void => {
     const line = normaliseLine(plan, raw);
-    out.push(line.role === 'elision' || (line.role === 'prompt' && line.text === '') ? '\n' : `${line.text}\n`);
+    out.push(
+      line.role === 'elision' || (line.role === 'prompt' && line.text === '') ? '\n' : `${line.text}\n`,
+    );
   };
   for await (const chunk of source) {
     splitter.write(chunk, onLine);

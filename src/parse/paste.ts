@@ -52,17 +52,23 @@ const PREFIX_STYLES: PrefixStyle[] = [
   // srun -l (--label): the task id, right-aligned, then `: `.
   { name: 'srun', pattern: /^ *\d+:(?: |$)/ },
   // pdsh and clush: `host: `; host names have no `_` (RFC 1123) and, to tell them from `key: value`, a digit, `-` or `.`.
-  { name: 'host', pattern: /^([A-Za-z0-9][A-Za-z0-9.-]*[0-9.-][A-Za-z0-9.-]*|[A-Za-z0-9.-]*[0-9][A-Za-z0-9.-]*):(?: |$)/, host: true },
+  {
+    name: 'host',
+    pattern: /^([A-Za-z0-9][A-Za-z0-9.-]*[0-9.-][A-Za-z0-9.-]*|[A-Za-z0-9.-]*[0-9][A-Za-z0-9.-]*):(?: |$)/,
+    host: true,
+  },
 ];
 
 /** Commands a root prompt (`# ...`) may run, to tell it from the `#` comment lines of nccl-tests, perftest and conf files. */
 const ROOT_PROMPT_COMMANDS =
   /^#\s+(?:sudo|ibv_devinfo|ibv_devices|ibstat|ibstatus|show_gids|rdma|ethtool|sysctl|nvidia-smi|mlnx_qos|systemd-detect-virt|cat|grep|dmidecode|lscpu|iperf3?|ib_(?:write|read|send|atomic)_(?:bw|lat)|mpirun|mpiexec|srun|kubectl|pdsh|clush|docker|podman|lspci|(?:\.{0,2}\/)\S+_perf)(?:\s|$)/;
 // `user@host:~$ cmd`, `root@host:/x# cmd`, `[root@host ~]# cmd`, `(venv) user@host:~$ cmd`, `$ cmd`, `> cmd` is not one (quotes).
-const USER_PROMPT = /^(?:\([^)]*\)\s*)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?[$#]|\[[\w.-]+@[\w.-]+[^\]]*\][$#]|[\w.-]+@[\w.-]+\s?[$#>]|\$)(?:\s+(.*))?$/;
+const USER_PROMPT =
+  /^(?:\([^)]*\)\s*)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?[$#]|\[[\w.-]+@[\w.-]+[^\]]*\][$#]|[\w.-]+@[\w.-]+\s?[$#>]|\$)(?:\s+(.*))?$/;
 const SUDO_PROMPT = /^\s*\[sudo\] password for [^:]*:\s?/;
 /** `...`, `.......`, `…`, `[...]`, `<snip>`, `... (truncated)`: a part of the output left out. */
-const ELISION = /^\s*(?:\.{3,}|…+|\[(?:\.{3,}|…|snip|snipped|truncated)\]|<snip>|\((?:\.{3,}|…)\)|(?:\.{3,}|…)\s*\(?(?:snip|snipped|truncated|more|output truncated|omitted)[^)]*\)?|-{2,}\s*snip\s*-{2,})\s*$/i;
+const ELISION =
+  /^\s*(?:\.{3,}|…+|\[(?:\.{3,}|…|snip|snipped|truncated)\]|<snip>|\((?:\.{3,}|…)\)|(?:\.{3,}|…)\s*\(?(?:snip|snipped|truncated|more|output truncated|omitted)[^)]*\)?|-{2,}\s*snip\s*-{2,})\s*$/i;
 
 type LineRole = 'content' | 'prompt' | 'elision' | 'blank';
 
@@ -94,7 +100,8 @@ function classify(line: string): Classified {
   const first = trimmed[0]!;
   if (!SPECIAL_FIRST.has(first) && !trimmed.includes('@')) return { role: 'content', text };
   if (ELISION.test(trimmed)) return { role: 'elision', text: '' };
-  if (first === '#' && ROOT_PROMPT_COMMANDS.test(trimmed)) return { role: 'prompt', text: `$ ${trimmed.replace(/^#\s+/, '')}` };
+  if (first === '#' && ROOT_PROMPT_COMMANDS.test(trimmed))
+    return { role: 'prompt', text: `$ ${trimmed.replace(/^#\s+/, '')}` };
   const prompt = USER_PROMPT.exec(trimmed);
   if (prompt) {
     const command = (prompt[1] ?? '').trim();
@@ -114,7 +121,10 @@ export interface PastePlan {
   indent: number;
 }
 
-function stripPrefixes(line: string, prefixes: readonly PrefixStyle[]): { text: string; host: string | null } {
+function stripPrefixes(
+  line: string,
+  prefixes: readonly PrefixStyle[],
+): { text: string; host: string | null } {
   let text = line;
   let host: string | null = null;
   for (const style of prefixes) {
@@ -147,11 +157,18 @@ export function planPaste(lines: readonly string[], options: PasteOptions = {}):
     const style = PREFIX_STYLES.find((each) => {
       if (prefixes.includes(each)) return false;
       const matched = candidates.filter((line) => each.pattern.test(line));
-      if (matched.length < Math.min(2, candidates.length) || matched.length < candidates.length * PREFIX_SHARE) return false;
+      if (
+        matched.length < Math.min(2, candidates.length) ||
+        matched.length < candidates.length * PREFIX_SHARE
+      )
+        return false;
       if (!each.host) return true;
       // A host prefix repeats: a few hosts, many lines each (`key: value` lines name a new key each time).
       const hosts = new Set(matched.map((line) => each.pattern.exec(line)?.[1]));
-      return hosts.size <= Math.max(2, Math.floor(matched.length / 2)) && (matched.length > 4 || matched.length === candidates.length);
+      return (
+        hosts.size <= Math.max(2, Math.floor(matched.length / 2)) &&
+        (matched.length > 4 || matched.length === candidates.length)
+      );
     });
     if (!style) break;
     prefixes.push(style);
@@ -189,9 +206,13 @@ export interface NormalisedLine {
 /** One line through the plan: what streaming readers use line by line. */
 export function normaliseLine(plan: PastePlan, raw: string): NormalisedLine {
   const cleaned = cleanLine(raw);
-  const { text: unprefixed, host } = stripPrefixes(plan.outerIndent > 0 ? dedent(cleaned, plan.outerIndent) : cleaned, plan.prefixes);
+  const { text: unprefixed, host } = stripPrefixes(
+    plan.outerIndent > 0 ? dedent(cleaned, plan.outerIndent) : cleaned,
+    plan.prefixes,
+  );
   const classified = classify(unprefixed);
-  const text = classified.role === 'content' && plan.indent > 0 ? dedent(classified.text, plan.indent) : classified.text;
+  const text =
+    classified.role === 'content' && plan.indent > 0 ? dedent(classified.text, plan.indent) : classified.text;
   return { role: classified.role, text, host };
 }
 
@@ -210,7 +231,9 @@ interface Building {
 
 /** A JSON document (nccl-tests -J, iperf3 -J, rdma -j, config_db) must start the text: its command lines go. */
 function withoutCommandsBeforeJson(building: Building): PasteLine[] {
-  const first = building.lines.findIndex((line, index) => !building.prompts.has(index) && line.text.trim() !== '');
+  const first = building.lines.findIndex(
+    (line, index) => !building.prompts.has(index) && line.text.trim() !== '',
+  );
   if (first < 0 || !/^\s*[[{]/.test(building.lines[first]!.text)) return building.lines;
   return building.lines.filter((_, index) => !building.prompts.has(index));
 }
@@ -237,7 +260,10 @@ export function normalisePaste(text: string, options: PasteOptions = {}): PasteS
       current = building;
     }
     if (normalised.role === 'elision') {
-      current.warnings.push({ line, message: `"${raw.trim().slice(0, 20)}" marks lines left out of the paste: their facts are missing` });
+      current.warnings.push({
+        line,
+        message: `"${raw.trim().slice(0, 20)}" marks lines left out of the paste: their facts are missing`,
+      });
       changed = true;
       return;
     }
@@ -252,16 +278,32 @@ export function normalisePaste(text: string, options: PasteOptions = {}): PasteS
   const lastLine = rawLines.length;
   const finish = (building: Building, extra: Building | null): PasteSegment => {
     const merged: Building = extra
-      ? { ...building, lines: [...extra.lines, ...building.lines], prompts: new Set([...extra.prompts, ...[...building.prompts].map((index) => index + extra.lines.length)]) }
+      ? {
+          ...building,
+          lines: [...extra.lines, ...building.lines],
+          prompts: new Set([
+            ...extra.prompts,
+            ...[...building.prompts].map((index) => index + extra.lines.length),
+          ]),
+        }
       : building;
     const lines = withoutCommandsBeforeJson(merged);
     if (lines.length !== merged.lines.length) changed = true;
     const holdsLast = lines.at(-1)?.line === lastLine;
-    return { host: building.host, lines, endsWithNewline: endsWithNewline || !holdsLast, changed: changed || (extra?.lines.length ?? 0) > 0, warnings: [...building.warnings] };
+    return {
+      host: building.host,
+      lines,
+      endsWithNewline: endsWithNewline || !holdsLast,
+      changed: changed || (extra?.lines.length ?? 0) > 0,
+      warnings: [...building.warnings],
+    };
   };
   if (byHost.size === 0) return [finish(preamble, null)];
   // Lines before the first host prefix (the pdsh command, a title) belong to every host.
-  return [...byHost.values()].map((building) => ({ ...finish(building, preamble), warnings: [...preamble.warnings, ...building.warnings] }));
+  return [...byHost.values()].map((building) => ({
+    ...finish(building, preamble),
+    warnings: [...preamble.warnings, ...building.warnings],
+  }));
 }
 
 /** The segment as text for a parser: its lines, and a final line end when the paste had one there. */

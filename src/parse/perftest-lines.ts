@@ -3,7 +3,12 @@
  * shape, so the assembler in perftest.ts can try them in turn. Formats follow perftest's
  * src/perftest_parameters.c (ctx_print_test_info) and src/perftest_resources.c (print_report_*).
  */
-import type { PerftestBandwidthUnit, PerftestMeasure, PerftestQpAddress, PerftestVerb } from './perftest-types.js';
+import type {
+  PerftestBandwidthUnit,
+  PerftestMeasure,
+  PerftestQpAddress,
+  PerftestVerb,
+} from './perftest-types.js';
 
 export interface PerftestTitle {
   title: string;
@@ -20,7 +25,13 @@ export function readTitle(line: string): PerftestTitle | undefined {
   if (!match) return undefined;
   const verbWord = match[2];
   const verb: PerftestVerb | null =
-    verbWord === 'RDMA_Write' ? 'write' : verbWord === 'RDMA_Read' ? 'read' : verbWord === 'Send' ? 'send' : 'atomic';
+    verbWord === 'RDMA_Write'
+      ? 'write'
+      : verbWord === 'RDMA_Read'
+        ? 'read'
+        : verbWord === 'Send'
+          ? 'send'
+          : 'atomic';
   const title = match[1] ?? '';
   return {
     title,
@@ -101,7 +112,7 @@ function compressIpv6(groups: number[]): string {
   // RFC 5952: the longest run of two or more zero groups becomes `::`.
   let bestStart = -1;
   let bestLength = 0;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -18,7 +18,17 @@ import {
 import type { PerftestFacts, PerftestHeader, PerftestRun } from './perftest-types.js';
 import { NotThisKindError, type ParseResult, type ParseWarning, type Parser } from './types.js';
 
-export type { PerftestVerb, PerftestMeasure, PerftestBandwidthUnit, PerftestHeader, PerftestQpAddress, PerftestBandwidthRow, PerftestLatencyRow, PerftestRun, PerftestFacts } from './perftest-types.js';
+export type {
+  PerftestVerb,
+  PerftestMeasure,
+  PerftestBandwidthUnit,
+  PerftestHeader,
+  PerftestQpAddress,
+  PerftestBandwidthRow,
+  PerftestLatencyRow,
+  PerftestRun,
+  PerftestFacts,
+} from './perftest-types.js';
 
 const DETECT_PREFIX_CHARS = 64 * 1024;
 
@@ -80,22 +90,53 @@ function onOff(value: string): boolean | null {
 function applyHeaderPair(header: PerftestHeader, key: string, value: string): void {
   header.raw[key] = value;
   switch (key.toLowerCase()) {
-    case 'device': header.device = value; break;
-    case 'number of qps': header.qpCount = integerOrNull(value); break;
-    case 'transport type': header.transportType = value; break;
-    case 'connection type': header.connectionType = value; break;
-    case 'using srq': header.usingSrq = onOff(value); break;
-    case 'tx depth': header.txDepth = integerOrNull(value); break;
-    case 'cq moderation': header.cqModeration = integerOrNull(value); break;
-    case 'post list': header.postList = integerOrNull(value); break;
-    case 'mtu': header.mtuBytes = integerOrNull(value); break;
-    case 'link type': header.linkType = value; break;
-    case 'gid index': header.gidIndex = integerOrNull(value); break;
-    case 'max inline data': header.maxInlineDataBytes = integerOrNull(value); break;
-    case 'outstand reads': header.outstandingReads = integerOrNull(value); break;
-    case 'rdma_cm qps': header.rdmaCmQps = onOff(value); break;
-    case 'data ex. method': header.dataExchangeMethod = value; break;
-    default: break;
+    case 'device':
+      header.device = value;
+      break;
+    case 'number of qps':
+      header.qpCount = integerOrNull(value);
+      break;
+    case 'transport type':
+      header.transportType = value;
+      break;
+    case 'connection type':
+      header.connectionType = value;
+      break;
+    case 'using srq':
+      header.usingSrq = onOff(value);
+      break;
+    case 'tx depth':
+      header.txDepth = integerOrNull(value);
+      break;
+    case 'cq moderation':
+      header.cqModeration = integerOrNull(value);
+      break;
+    case 'post list':
+      header.postList = integerOrNull(value);
+      break;
+    case 'mtu':
+      header.mtuBytes = integerOrNull(value);
+      break;
+    case 'link type':
+      header.linkType = value;
+      break;
+    case 'gid index':
+      header.gidIndex = integerOrNull(value);
+      break;
+    case 'max inline data':
+      header.maxInlineDataBytes = integerOrNull(value);
+      break;
+    case 'outstand reads':
+      header.outstandingReads = integerOrNull(value);
+      break;
+    case 'rdma_cm qps':
+      header.rdmaCmQps = onOff(value);
+      break;
+    case 'data ex. method':
+      header.dataExchangeMethod = value;
+      break;
+    default:
+      break;
   }
 }
 
@@ -134,7 +175,12 @@ class PerftestAssembler {
       }
       this.run = newRun();
       this.runs.push(this.run);
-      Object.assign(this.run, { title: title.title, verb: title.verb, measure: title.measure, bidirectional: title.bidirectional });
+      Object.assign(this.run, {
+        title: title.title,
+        verb: title.verb,
+        measure: title.measure,
+        bidirectional: title.bidirectional,
+      });
       this.table = undefined;
       return;
     }
@@ -144,7 +190,10 @@ class PerftestAssembler {
       this.table = tableHeader;
       const run = this.current();
       if (tableHeader.measure === 'unsupported') {
-        this.warnings.push({ line: lineNumber, message: `result table with columns "${tableHeader.text}" is not read` });
+        this.warnings.push({
+          line: lineNumber,
+          message: `result table with columns "${tableHeader.text}" is not read`,
+        });
       } else {
         run.measure ??= tableHeader.measure;
         if (tableHeader.measure === 'bandwidth') run.bandwidthUnit = tableHeader.unit;
@@ -192,7 +241,10 @@ class PerftestAssembler {
           this.recognised = true;
         }
       } else if (previous !== value) {
-        this.warnings.push({ line: lineNumber, message: `"${key}" printed twice with different values (${previous}, ${value}); kept the first` });
+        this.warnings.push({
+          line: lineNumber,
+          message: `"${key}" printed twice with different values (${previous}, ${value}); kept the first`,
+        });
       }
     }
   }
@@ -204,14 +256,20 @@ class PerftestAssembler {
     const sizeBytes = values[0] ?? 0;
     if (table.measure === 'bandwidth') {
       if (values.length < 5) {
-        this.warnings.push({ line: lineNumber, message: `bandwidth row cut short (${values.length} of 5 fields); skipped` });
+        this.warnings.push({
+          line: lineNumber,
+          message: `bandwidth row cut short (${values.length} of 5 fields); skipped`,
+        });
         return;
       }
       const [, iterations = 0, bwPeak = 0, bwAverage = 0, msgRateMpps = 0] = values;
       const duplicate = run.bandwidthRows.find((row) => row.sizeBytes === sizeBytes);
       if (duplicate) {
         if (duplicate.bwAverage !== bwAverage || duplicate.bwPeak !== bwPeak) {
-          this.warnings.push({ line: lineNumber, message: `second result for ${sizeBytes} bytes differs from the first; kept the first` });
+          this.warnings.push({
+            line: lineNumber,
+            message: `second result for ${sizeBytes} bytes differs from the first; kept the first`,
+          });
         }
         return;
       }
@@ -229,7 +287,10 @@ class PerftestAssembler {
     }
     const expected = 2 + table.columns.length;
     if (values.length < expected) {
-      this.warnings.push({ line: lineNumber, message: `latency row cut short (${values.length} of ${expected} fields); skipped` });
+      this.warnings.push({
+        line: lineNumber,
+        message: `latency row cut short (${values.length} of ${expected} fields); skipped`,
+      });
       return;
     }
     if (run.latencyRows.some((row) => row.sizeBytes === sizeBytes)) return;
@@ -259,9 +320,16 @@ export function parsePerftest(text: string): ParseResult<PerftestFacts> {
     const firstIndex = lines.findIndex((line) => line.trim().length > 0);
     throw new NotThisKindError('perftest', firstIndex + 1, lines[firstIndex] ?? '');
   }
-  const runs = assembler.runs.filter((run) => run.title !== null || rowCount(run) > 0 || run.addresses.length > 0 || Object.keys(run.header.raw).length > 0);
+  const runs = assembler.runs.filter(
+    (run) =>
+      run.title !== null ||
+      rowCount(run) > 0 ||
+      run.addresses.length > 0 ||
+      Object.keys(run.header.raw).length > 0,
+  );
   for (const run of runs) {
-    run.peakBwAverageGbps = run.bandwidthRows.length === 0 ? null : Math.max(...run.bandwidthRows.map((row) => row.bwAverageGbps));
+    run.peakBwAverageGbps =
+      run.bandwidthRows.length === 0 ? null : Math.max(...run.bandwidthRows.map((row) => row.bwAverageGbps));
   }
   if (runs.every((run) => rowCount(run) === 0)) {
     assembler.warnings.push({ message: 'no complete result row: the output ends before the results' });

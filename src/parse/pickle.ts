@@ -27,26 +27,79 @@ type StackItem = PickleValue | typeof MARK;
 
 /** Opcode bytes (pickletools.py names), only those this reader knows. */
 const OP = {
-  PROTO: 0x80, FRAME: 0x95, STOP: 0x2e, MARK: 0x28, POP: 0x30, POP_MARK: 0x31, DUP: 0x32,
-  NONE: 0x4e, NEWTRUE: 0x88, NEWFALSE: 0x89,
-  BININT: 0x4a, BININT1: 0x4b, BININT2: 0x4d, LONG1: 0x8a, LONG4: 0x8b, BINFLOAT: 0x47,
-  SHORT_BINUNICODE: 0x8c, BINUNICODE: 0x58, BINUNICODE8: 0x8d,
-  SHORT_BINSTRING: 0x55, BINSTRING: 0x54,
-  SHORT_BINBYTES: 0x43, BINBYTES: 0x42, BINBYTES8: 0x8e, BYTEARRAY8: 0x96,
-  EMPTY_DICT: 0x7d, DICT: 0x64, SETITEM: 0x73, SETITEMS: 0x75,
-  EMPTY_LIST: 0x5d, LIST: 0x6c, APPEND: 0x61, APPENDS: 0x65,
-  EMPTY_TUPLE: 0x29, TUPLE: 0x74, TUPLE1: 0x85, TUPLE2: 0x86, TUPLE3: 0x87,
-  EMPTY_SET: 0x8f, ADDITEMS: 0x90, FROZENSET: 0x91,
-  MEMOIZE: 0x94, BINPUT: 0x71, LONG_BINPUT: 0x72, BINGET: 0x68, LONG_BINGET: 0x6a,
+  PROTO: 0x80,
+  FRAME: 0x95,
+  STOP: 0x2e,
+  MARK: 0x28,
+  POP: 0x30,
+  POP_MARK: 0x31,
+  DUP: 0x32,
+  NONE: 0x4e,
+  NEWTRUE: 0x88,
+  NEWFALSE: 0x89,
+  BININT: 0x4a,
+  BININT1: 0x4b,
+  BININT2: 0x4d,
+  LONG1: 0x8a,
+  LONG4: 0x8b,
+  BINFLOAT: 0x47,
+  SHORT_BINUNICODE: 0x8c,
+  BINUNICODE: 0x58,
+  BINUNICODE8: 0x8d,
+  SHORT_BINSTRING: 0x55,
+  BINSTRING: 0x54,
+  SHORT_BINBYTES: 0x43,
+  BINBYTES: 0x42,
+  BINBYTES8: 0x8e,
+  BYTEARRAY8: 0x96,
+  EMPTY_DICT: 0x7d,
+  DICT: 0x64,
+  SETITEM: 0x73,
+  SETITEMS: 0x75,
+  EMPTY_LIST: 0x5d,
+  LIST: 0x6c,
+  APPEND: 0x61,
+  APPENDS: 0x65,
+  EMPTY_TUPLE: 0x29,
+  TUPLE: 0x74,
+  TUPLE1: 0x85,
+  TUPLE2: 0x86,
+  TUPLE3: 0x87,
+  EMPTY_SET: 0x8f,
+  ADDITEMS: 0x90,
+  FROZENSET: 0x91,
+  MEMOIZE: 0x94,
+  BINPUT: 0x71,
+  LONG_BINPUT: 0x72,
+  BINGET: 0x68,
+  LONG_BINGET: 0x6a,
 } as const;
 
 /** Opcodes that import, call or build objects, or read outside the stream: refused by name. */
 const REFUSED: Record<number, string> = {
-  0x63: 'GLOBAL', 0x93: 'STACK_GLOBAL', 0x52: 'REDUCE', 0x62: 'BUILD', 0x69: 'INST', 0x6f: 'OBJ',
-  0x81: 'NEWOBJ', 0x92: 'NEWOBJ_EX', 0x50: 'PERSID', 0x51: 'BINPERSID', 0x82: 'EXT1', 0x83: 'EXT2',
-  0x84: 'EXT4', 0x97: 'NEXT_BUFFER', 0x98: 'READONLY_BUFFER',
+  0x63: 'GLOBAL',
+  0x93: 'STACK_GLOBAL',
+  0x52: 'REDUCE',
+  0x62: 'BUILD',
+  0x69: 'INST',
+  0x6f: 'OBJ',
+  0x81: 'NEWOBJ',
+  0x92: 'NEWOBJ_EX',
+  0x50: 'PERSID',
+  0x51: 'BINPERSID',
+  0x82: 'EXT1',
+  0x83: 'EXT2',
+  0x84: 'EXT4',
+  0x97: 'NEXT_BUFFER',
+  0x98: 'READONLY_BUFFER',
   // Protocol 0 text opcodes: CPython never writes them at protocol 2+.
-  0x49: 'INT', 0x4c: 'LONG', 0x46: 'FLOAT', 0x53: 'STRING', 0x56: 'UNICODE', 0x70: 'PUT', 0x67: 'GET',
+  0x49: 'INT',
+  0x4c: 'LONG',
+  0x46: 'FLOAT',
+  0x53: 'STRING',
+  0x56: 'UNICODE',
+  0x70: 'PUT',
+  0x67: 'GET',
 };
 
 const UTF8 = new TextDecoder('utf-8');
@@ -66,7 +119,9 @@ class Reader {
   take(n: number | bigint, what: string): Uint8Array {
     const length = Number(n);
     if (!Number.isSafeInteger(length) || length < 0 || this.pos + length > this.bytes.length) {
-      this.fail(`${what} of ${String(n)} bytes runs past the end (${this.bytes.length} bytes): file cut short?`);
+      this.fail(
+        `${what} of ${String(n)} bytes runs past the end (${this.bytes.length} bytes): file cut short?`,
+      );
     }
     const out = this.bytes.subarray(this.pos, this.pos + length);
     this.pos += length;
@@ -110,7 +165,9 @@ export function decodeLong(bytes: Uint8Array): number | bigint {
   let value = 0n;
   for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] as number);
   if (((bytes[bytes.length - 1] as number) & 0x80) !== 0) value -= 1n << BigInt(8 * bytes.length);
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
 }
 
 /** A plain Uint8Array copy (a Buffer's slice would stay a Buffer). */
@@ -164,7 +221,8 @@ export function readPickle(bytes: Uint8Array, source = 'input'): PickleValue {
     stack.push(memo.get(id) as PickleValue);
   };
   const asList = (value: PickleValue, what: string, at: number): PickleValue[] => {
-    if (!Array.isArray(value) || Object.isFrozen(value)) r.fail(`${what} onto something that is not a list`, at);
+    if (!Array.isArray(value) || Object.isFrozen(value))
+      r.fail(`${what} onto something that is not a list`, at);
     return value;
   };
   const asDict = (value: PickleValue, what: string, at: number): PickleDict => {
@@ -228,7 +286,8 @@ export function readPickle(bytes: Uint8Array, source = 'input'): PickleValue {
         break;
       case OP.LONG4: {
         const length = r.i32('LONG4 length');
-        if (length < 0 || length > MAX_LONG_BYTES) r.fail(`LONG4 of ${length} bytes (at most ${MAX_LONG_BYTES} read)`, at);
+        if (length < 0 || length > MAX_LONG_BYTES)
+          r.fail(`LONG4 of ${length} bytes (at most ${MAX_LONG_BYTES} read)`, at);
         stack.push(decodeLong(r.take(length, 'LONG4')));
         break;
       }
@@ -337,7 +396,11 @@ export function readPickle(bytes: Uint8Array, source = 'input'): PickleValue {
         break;
       default: {
         const refused = REFUSED[code];
-        if (refused !== undefined) r.fail(`opcode ${refused} (0x${code.toString(16)}) names or runs code (aifabric reads plain data only and never runs a pickle)`, at);
+        if (refused !== undefined)
+          r.fail(
+            `opcode ${refused} (0x${code.toString(16)}) names or runs code (aifabric reads plain data only and never runs a pickle)`,
+            at,
+          );
         r.fail(`unknown opcode 0x${code.toString(16).padStart(2, '0')}`, at);
       }
     }

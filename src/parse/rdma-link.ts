@@ -81,7 +81,8 @@ function parseJson(text: string, warnings: ParseWarning[]): RdmaLink[] {
     if (entry === null || typeof entry !== 'object') return;
     const fields: Record<string, string> = {};
     for (const [key, value] of Object.entries(entry as Record<string, unknown>)) {
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields[key] = String(value);
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        fields[key] = String(value);
     }
     const port = intOrNull(fields.port);
     if (fields.ifname === undefined || port === null) {
@@ -103,7 +104,10 @@ export function parseRdmaLink(text: string): ParseResult<RdmaLinkFacts> {
   lines.forEach((line, index) => {
     const match = LINK_LINE.exec(line);
     if (!match) return;
-    const tokens = (match[3] ?? '').trim().split(/\s+/).filter((token) => token.length > 0);
+    const tokens = (match[3] ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter((token) => token.length > 0);
     const fields: Record<string, string> = {};
     for (let i = 0; i + 1 < tokens.length; i += 2) fields[tokens[i] ?? ''] = tokens[i + 1] ?? '';
     if (tokens.length % 2 === 1) {

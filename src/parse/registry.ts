@@ -78,7 +78,8 @@ export function detectKind(text: string): DetectedKind | undefined {
   }
   rawParsers.forEach((parser, index) => {
     const confidence = confidences[index] ?? 0;
-    if (confidence >= DETECT_THRESHOLD && (!best || confidence > best.confidence)) best = { kind: parser.kind, confidence };
+    if (confidence >= DETECT_THRESHOLD && (!best || confidence > best.confidence))
+      best = { kind: parser.kind, confidence };
   });
   return best;
 }

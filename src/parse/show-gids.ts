@@ -38,7 +38,8 @@ function detectShowGids(text: string): number {
 /** A data row, or a reason it is not one. */
 function readRow(tokens: string[], lineNumber: number): GidEntry | string {
   const [device, port, index, gid, ...rest] = tokens;
-  if (device === undefined || port === undefined || index === undefined || gid === undefined) return 'row cut short';
+  if (device === undefined || port === undefined || index === undefined || gid === undefined)
+    return 'row cut short';
   if (!/^\d+$/.test(port) || !/^\d+$/.test(index)) return 'PORT and INDEX must be numbers';
   if (!GID.test(gid)) return 'GID cut short or malformed';
   let position = 0;
@@ -49,7 +50,16 @@ function readRow(tokens: string[], lineNumber: number): GidEntry | string {
   }
   const version = rest[position];
   if (version !== 'v1' && version !== 'v2') return 'VER column missing (row cut short?)';
-  return { device, port: Number(port), index: Number(index), gid, ipv4, version, netdev: rest[position + 1] ?? null, line: lineNumber };
+  return {
+    device,
+    port: Number(port),
+    index: Number(index),
+    gid,
+    ipv4,
+    version,
+    netdev: rest[position + 1] ?? null,
+    line: lineNumber,
+  };
 }
 
 export function parseShowGids(text: string): ParseResult<ShowGidsFacts> {

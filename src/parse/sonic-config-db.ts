@@ -55,7 +55,9 @@ function lineOfKey(text: string, key: string, from = 0): number {
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 function numberOrNull(value: unknown): number | null {
@@ -88,7 +90,11 @@ function expandPortQueueKey(key: string): { port: string; queue: number }[] {
 function notSonic(text: string, why: string): NotThisKindError {
   const lines = text.split('\n');
   const firstIndex = lines.findIndex((line) => line.trim().length > 0);
-  return new NotThisKindError('sonic-config-db', Math.max(firstIndex, 0) + 1, why || (lines[firstIndex] ?? ''));
+  return new NotThisKindError(
+    'sonic-config-db',
+    Math.max(firstIndex, 0) + 1,
+    why || (lines[firstIndex] ?? ''),
+  );
 }
 
 /** Throws NotThisKindError when the text is not JSON with a SONiC QoS table. */
@@ -109,35 +115,50 @@ export function parseSonicConfigDb(text: string): ParseResult<SonicConfigDbFacts
   const qosStart = text.indexOf('"PORT_QOS_MAP"');
   const portQos: SonicPortQos[] = Object.entries(asRecord(root.PORT_QOS_MAP)).flatMap(([ports, entry]) => {
     const raw = asRecord(entry).pfc_enable;
-    const pfcEnabled = typeof raw === 'string' ? raw.split(',').map((item) => item.trim()).filter((item) => /^\d+$/.test(item)).map(Number) : null;
+    const pfcEnabled =
+      typeof raw === 'string'
+        ? raw
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => /^\d+$/.test(item))
+            .map(Number)
+        : null;
     const line = lineOfKey(text, ports, Math.max(0, qosStart));
     return ports.split(',').map((port) => ({ port: port.trim(), pfcEnabled, line }));
   });
   const wredStart = text.indexOf('"WRED_PROFILE"');
-  const wredProfiles: SonicWredProfile[] = Object.entries(asRecord(root.WRED_PROFILE)).map(([name, entry]) => {
-    const fields = asRecord(entry);
-    return {
-      name,
-      ecn: typeof fields.ecn === 'string' ? fields.ecn : null,
-      greenMinBytes: numberOrNull(fields.green_min_threshold),
-      greenMaxBytes: numberOrNull(fields.green_max_threshold),
-      greenDropProbabilityPct: numberOrNull(fields.green_drop_probability),
-      line: lineOfKey(text, name, Math.max(0, wredStart)),
-    };
-  });
+  const wredProfiles: SonicWredProfile[] = Object.entries(asRecord(root.WRED_PROFILE)).map(
+    ([name, entry]) => {
+      const fields = asRecord(entry);
+      return {
+        name,
+        ecn: typeof fields.ecn === 'string' ? fields.ecn : null,
+        greenMinBytes: numberOrNull(fields.green_min_threshold),
+        greenMaxBytes: numberOrNull(fields.green_max_threshold),
+        greenDropProbabilityPct: numberOrNull(fields.green_drop_probability),
+        line: lineOfKey(text, name, Math.max(0, wredStart)),
+      };
+    },
+  );
   const queueStart = text.indexOf('"QUEUE"');
   const queues: SonicQueueProfile[] = Object.entries(asRecord(root.QUEUE)).flatMap(([key, entry]) => {
     const reference = asRecord(entry).wred_profile;
     if (typeof reference !== 'string') return [];
     const line = lineOfKey(text, key, Math.max(0, queueStart));
-    return expandPortQueueKey(key).map(({ port, queue }) => ({ port, queue, wredProfile: profileName(reference), line }));
+    return expandPortQueueKey(key).map(({ port, queue }) => ({
+      port,
+      queue,
+      wredProfile: profileName(reference),
+      line,
+    }));
   });
   return { kind: 'sonic-config-db', facts: { portSpeedsMbps, portQos, wredProfiles, queues }, warnings: [] };
 }
 
 export const sonicConfigDbParser: Parser<SonicConfigDbFacts> = {
   kind: 'sonic-config-db',
-  description: 'SONiC config_db.json: PORT speeds, PORT_QOS_MAP pfc_enable, WRED profiles and the queues using them',
+  description:
+    'SONiC config_db.json: PORT speeds, PORT_QOS_MAP pfc_enable, WRED profiles and the queues using them',
   detect: (text) => (looksLikeSonicConfigDb(text) ? 0.97 : 0),
   parse: parseSonicConfigDb,
 };

@@ -81,7 +81,11 @@ function flag(value: string | undefined): boolean | null {
 
 function triple(value: string | undefined): TcpBufferTriple | null {
   // Values are tab or space separated in `sysctl -a`; quoted in some conf files.
-  const parts = (value ?? '').replace(/^["']|["']$/g, '').trim().split(/\s+/).map(Number);
+  const parts = (value ?? '')
+    .replace(/^["']|["']$/g, '')
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   if (parts.length !== 3 || parts.some((n) => !Number.isInteger(n))) return null;
   const [minBytes = 0, defaultBytes = 0, maxBytes = 0] = parts;
   return { minBytes, defaultBytes, maxBytes };
@@ -119,7 +123,8 @@ export function parseSysctl(text: string): ParseResult<SysctlFacts> {
     const match = KEY_VALUE.exec(line);
     if (!match) {
       if (/^sysctl: /.test(line)) warnings.push({ line: lineNumber, message: `sysctl says: ${line.trim()}` });
-      else if (!/[#$]\s+\S/.test(line)) warnings.push({ line: lineNumber, message: 'not a key = value line (cut short?); skipped' });
+      else if (!/[#$]\s+\S/.test(line))
+        warnings.push({ line: lineNumber, message: 'not a key = value line (cut short?); skipped' });
       return;
     }
     // sysctl.d(5): `/` and `.` both separate key components; net/ipv4/tcp_rmem is net.ipv4.tcp_rmem.
@@ -127,7 +132,10 @@ export function parseSysctl(text: string): ParseResult<SysctlFacts> {
     const value = match[3] ?? '';
     const previous = settings[key];
     if (previous !== undefined && previous !== value) {
-      warnings.push({ line: lineNumber, message: `${key} set again (${previous} -> ${value}); the later value wins` });
+      warnings.push({
+        line: lineNumber,
+        message: `${key} set again (${previous} -> ${value}); the later value wins`,
+      });
     }
     settings[key] = value;
     entries.push({ key, value, line: lineNumber, ignoreErrors: match[1] === '-' });

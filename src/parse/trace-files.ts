@@ -13,7 +13,12 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../core/errors.js';
-import { FLIGHT_RECORDER_NAME, looksLikeFlightRecorder, readFlightRecorderStream, shareFlightRecorderClock } from './flight-recorder-files.js';
+import {
+  FLIGHT_RECORDER_NAME,
+  looksLikeFlightRecorder,
+  readFlightRecorderStream,
+  shareFlightRecorderClock,
+} from './flight-recorder-files.js';
 import { KinetoTraceReader, type KinetoOutcome } from './kineto-reader.js';
 import { looksLikeTar, tarMembers, TarFormatError } from './tar.js';
 import type { TraceRankFacts } from './trace-types.js';
@@ -34,7 +39,10 @@ function isGzip(head: Buffer): boolean {
 }
 
 /** The first bytes of a chunked source, and the whole source again (those bytes included). */
-async function peek(source: AsyncIterable<Buffer>, bytes: number): Promise<{ head: Buffer; all: AsyncIterable<Buffer> }> {
+async function peek(
+  source: AsyncIterable<Buffer>,
+  bytes: number,
+): Promise<{ head: Buffer; all: AsyncIterable<Buffer> }> {
   const iterator = source[Symbol.asyncIterator]();
   const seen: Buffer[] = [];
   let length = 0;
@@ -88,17 +96,34 @@ async function readJson(label: string, source: AsyncIterable<Buffer>): Promise<R
     cut = zlib;
   }
   const outcome = reader.finish();
-  if (cut !== null && outcome.isTrace) outcome.warnings.push(`gzip data ends early (${cut}): read what came before`);
-  if (cut !== null && !outcome.isTrace) return { label, outcome: { isTrace: false, reason: `gzip data is damaged (${cut})` } };
+  if (cut !== null && outcome.isTrace)
+    outcome.warnings.push(`gzip data ends early (${cut}): read what came before`);
+  if (cut !== null && !outcome.isTrace)
+    return { label, outcome: { isTrace: false, reason: `gzip data is damaged (${cut})` } };
   return { label, outcome };
 }
 
 /** A source that may be gzip, tar or JSON: one trace for JSON, one per JSON member for a tar. */
-async function readAny(label: string, source: AsyncIterable<Buffer>, insideArchive: boolean): Promise<ReadTrace[]> {
+async function readAny(
+  label: string,
+  source: AsyncIterable<Buffer>,
+  insideArchive: boolean,
+): Promise<ReadTrace[]> {
   let { head, all } = await peek(source, 512);
   if (isGzip(head)) ({ head, all } = await peek(gunzip(all), 512));
   // A PyTorch NCCL flight-recorder dump (pickle, PROTO opcode 0x80): flight-recorder.ts.
-  if (looksLikeFlightRecorder(head)) return [{ label, outcome: { isTrace: true, facts: await readFlightRecorderStream(all, label), warnings: [], hasDistributedInfo: false } }];
+  if (looksLikeFlightRecorder(head))
+    return [
+      {
+        label,
+        outcome: {
+          isTrace: true,
+          facts: await readFlightRecorderStream(all, label),
+          warnings: [],
+          hasDistributedInfo: false,
+        },
+      },
+    ];
   const first = head.find((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09);
   if (!insideArchive && first !== 0x7b && looksLikeTar(head)) return readTar(label, all);
   return [await readJson(label, all)];
@@ -112,7 +137,8 @@ async function readTar(label: string, source: AsyncIterable<Buffer>): Promise<Re
       traces.push(...(await readAny(`${label}:${member.name}`, member.body, true)));
     }
   } catch (error) {
-    if (error instanceof TarFormatError) throw new InputError(`${label}: not a readable tar archive (${error.message})`);
+    if (error instanceof TarFormatError)
+      throw new InputError(`${label}: not a readable tar archive (${error.message})`);
     const zlib = describeZlib(error);
     if (zlib !== null) throw new InputError(`${label}: gzip data is damaged (${zlib})`);
     throw error;
@@ -123,7 +149,14 @@ async function readTar(label: string, source: AsyncIterable<Buffer>): Promise<Re
 
 function ioError(file: string, error: unknown): InputError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error instanceof Error ? error.message : String(error);
+  const reason =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : error instanceof Error
+          ? error.message
+          : String(error);
   return new InputError(`${file}: cannot read (${reason})`);
 }
 
@@ -138,7 +171,8 @@ async function readPath(file: string): Promise<ReadTrace[]> {
     if (error instanceof InputError) throw error;
     const zlib = describeZlib(error);
     if (zlib !== null) throw new InputError(`${file}: gzip data is damaged (${zlib})`);
-    if (error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string') throw ioError(file, error);
+    if (error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string')
+      throw ioError(file, error);
     throw error;
   }
 }
@@ -160,7 +194,9 @@ function toRankFacts(trace: ReadTrace): { facts: TraceRankFacts; warnings: strin
   if (facts.rank === null) {
     const fromName = rankFromFileName(label);
     if (fromName === null) {
-      const why = outcome.hasDistributedInfo ? 'its distributedInfo has no "rank"' : 'the trace has no distributedInfo';
+      const why = outcome.hasDistributedInfo
+        ? 'its distributedInfo has no "rank"'
+        : 'the trace has no distributedInfo';
       throw new InputError(`${label}: no rank: ${why}, and the file name has none (rank-N, rank_N, workerN)`);
     }
     facts.rank = fromName;
@@ -179,9 +215,14 @@ async function expand(path: string): Promise<string[]> {
   for (const entry of entries) {
     const full = join(path, entry.name);
     if (entry.isDirectory()) files.push(...(await expand(full)));
-    else if (entry.isFile() && (TRACE_NAME.test(entry.name) || ARCHIVE_NAME.test(entry.name) || FLIGHT_RECORDER_NAME.test(entry.name))) files.push(full);
+    else if (
+      entry.isFile() &&
+      (TRACE_NAME.test(entry.name) || ARCHIVE_NAME.test(entry.name) || FLIGHT_RECORDER_NAME.test(entry.name))
+    )
+      files.push(full);
   }
-  if (files.length === 0) throw new InputError(`${path}: no trace files in this folder (*.json, *.json.gz, *.tar.gz)`);
+  if (files.length === 0)
+    throw new InputError(`${path}: no trace files in this folder (*.json, *.json.gz, *.tar.gz)`);
   return files;
 }
 
@@ -205,10 +246,17 @@ export async function readTraceFiles(paths: string[]): Promise<TraceRankFacts[]>
 }
 
 /** For parse-file: one parsed entry per rank of a trace file (JSON, gzip or tarball). */
-export async function parseTraceFile(file: string): Promise<{ file: string; kind: 'pytorch-trace'; facts: TraceRankFacts; warnings: ParseWarning[] }[]> {
+export async function parseTraceFile(
+  file: string,
+): Promise<{ file: string; kind: 'pytorch-trace'; facts: TraceRankFacts; warnings: ParseWarning[] }[]> {
   return (await readPath(file)).map((trace) => {
     const { facts, warnings } = toRankFacts(trace);
-    return { file: trace.label, kind: 'pytorch-trace' as const, facts, warnings: warnings.map((message) => ({ message })) };
+    return {
+      file: trace.label,
+      kind: 'pytorch-trace' as const,
+      facts,
+      warnings: warnings.map((message) => ({ message })),
+    };
   });
 }
 

@@ -75,6 +75,10 @@ export class NotThisKindError extends Error {
   static atFirstLine(kind: ParserKind, text: string): NotThisKindError {
     const lines = text.split('\n');
     const firstIndex = lines.findIndex((line) => line.trim().length > 0);
-    return new NotThisKindError(kind, Math.max(firstIndex, 0) + 1, firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''));
+    return new NotThisKindError(
+      kind,
+      Math.max(firstIndex, 0) + 1,
+      firstIndex < 0 ? 'empty' : (lines[firstIndex] ?? ''),
+    );
   }
 }

@@ -13,15 +13,49 @@ export interface VirtFacts {
 }
 
 // systemd-detect-virt(1), "Recognized virtualization technologies".
-const VM_IDS = new Set(['qemu', 'kvm', 'amazon', 'zvm', 'vmware', 'microsoft', 'oracle', 'powervm', 'xen', 'bochs', 'uml', 'parallels', 'bhyve', 'qnx', 'acrn', 'apple', 'sre', 'google', 'vm-other']);
-const CONTAINER_IDS = new Set(['openvz', 'lxc', 'lxc-libvirt', 'systemd-nspawn', 'docker', 'podman', 'rkt', 'wsl', 'proot', 'pouch', 'container-other']);
+const VM_IDS = new Set([
+  'qemu',
+  'kvm',
+  'amazon',
+  'zvm',
+  'vmware',
+  'microsoft',
+  'oracle',
+  'powervm',
+  'xen',
+  'bochs',
+  'uml',
+  'parallels',
+  'bhyve',
+  'qnx',
+  'acrn',
+  'apple',
+  'sre',
+  'google',
+  'vm-other',
+]);
+const CONTAINER_IDS = new Set([
+  'openvz',
+  'lxc',
+  'lxc-libvirt',
+  'systemd-nspawn',
+  'docker',
+  'podman',
+  'rkt',
+  'wsl',
+  'proot',
+  'pouch',
+  'container-other',
+]);
 /** The output is one word: anything longer is not it. */
 const MAX_TEXT_CHARS = 4096;
 
 function readVirt(text: string): VirtFacts | null {
   if (text.length > MAX_TEXT_CHARS) return null;
   const lines = text.split(/\r?\n/);
-  const content = lines.map((line, index) => ({ line: index + 1, value: line.trim() })).filter((entry) => entry.value !== '' && !entry.value.startsWith('$ ') && !entry.value.startsWith('# '));
+  const content = lines
+    .map((line, index) => ({ line: index + 1, value: line.trim() }))
+    .filter((entry) => entry.value !== '' && !entry.value.startsWith('$ ') && !entry.value.startsWith('# '));
   if (content.length !== 1) return null;
   const only = content[0]!;
   const technology = only.value.toLowerCase();

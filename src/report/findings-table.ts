@@ -13,12 +13,17 @@ function severityRank(severity: unknown): number {
 }
 
 function cell(value: unknown): string {
-  return typeof value === 'string' ? escapeHtml(value) : value === undefined || value === null ? '' : escapeHtml(JSON.stringify(value));
+  return typeof value === 'string'
+    ? escapeHtml(value)
+    : value === undefined || value === null
+      ? ''
+      : escapeHtml(JSON.stringify(value));
 }
 
 export function findingsSummary(findings: readonly Finding[]): string {
   const counts = new Map<string, number>();
-  for (const finding of findings) counts.set(String(finding.severity), (counts.get(String(finding.severity)) ?? 0) + 1);
+  for (const finding of findings)
+    counts.set(String(finding.severity), (counts.get(String(finding.severity)) ?? 0) + 1);
   return ['error', 'warn', 'info', 'pass']
     .filter((severity) => counts.has(severity))
     .map((severity) => `${counts.get(severity) ?? 0} ${severity}`)
@@ -28,7 +33,9 @@ export function findingsSummary(findings: readonly Finding[]): string {
 export function renderFindingsTable(findings: readonly Finding[]): string {
   if (findings.length === 0) return '<p class="muted">No findings.</p>';
   // Stable sort: within one severity, findings keep the order the check reported them in.
-  const sorted = findings.map((finding, index) => ({ finding, index })).sort((a, b) => severityRank(a.finding.severity) - severityRank(b.finding.severity) || a.index - b.index);
+  const sorted = findings
+    .map((finding, index) => ({ finding, index }))
+    .sort((a, b) => severityRank(a.finding.severity) - severityRank(b.finding.severity) || a.index - b.index);
   const rows = sorted
     .map(({ finding }) => {
       const severity = String(finding.severity);

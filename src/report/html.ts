@@ -3,7 +3,13 @@
  * page shell. Everything a page needs is inline (one <style>, no scripts, fonts or images), so a
  * report can be mailed, attached to a ticket or opened offline and look the same.
  */
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
@@ -20,7 +26,12 @@ export function formatNumber(value: number): string {
 
 /** Byte counts the way nccl-tests and our flags write them: 8, 1K, 64M, 2G (powers of 1024). */
 export function formatBytes(value: number): string {
-  const units: [string, number][] = [['T', 1024 ** 4], ['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]];
+  const units: [string, number][] = [
+    ['T', 1024 ** 4],
+    ['G', 1024 ** 3],
+    ['M', 1024 ** 2],
+    ['K', 1024],
+  ];
   for (const [suffix, factor] of units) {
     if (Math.abs(value) >= factor) return `${formatNumber(value / factor)}${suffix}`;
   }

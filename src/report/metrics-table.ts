@@ -12,7 +12,9 @@ const MAX_DEPTH = 6;
 const MAX_OPENED_RECORDS = 20;
 
 function hasNestedRows(record: UnknownRecord): boolean {
-  return Object.values(record).some((value) => (Array.isArray(value) && value.some(isRecord)) || (isRecord(value) && hasNestedRows(value)));
+  return Object.values(record).some(
+    (value) => (Array.isArray(value) && value.some(isRecord)) || (isRecord(value) && hasNestedRows(value)),
+  );
 }
 
 interface Collected {
@@ -24,7 +26,13 @@ function collect(value: unknown, path: string, out: Collected, depth: number): v
   if (Array.isArray(value)) {
     const rows = value.filter(isRecord);
     // A few rich records (parse's files, each with tests of rows) read better opened one by one.
-    if (rows.length > 0 && rows.length <= MAX_OPENED_RECORDS && rows.length === value.length && depth < MAX_DEPTH && rows.some(hasNestedRows)) {
+    if (
+      rows.length > 0 &&
+      rows.length <= MAX_OPENED_RECORDS &&
+      rows.length === value.length &&
+      depth < MAX_DEPTH &&
+      rows.some(hasNestedRows)
+    ) {
       rows.forEach((row, index) => collect(row, `${path}[${index}]`, out, depth + 1));
       return;
     }
@@ -33,7 +41,8 @@ function collect(value: unknown, path: string, out: Collected, depth: number): v
     return;
   }
   if (isRecord(value) && depth < MAX_DEPTH) {
-    for (const [key, child] of Object.entries(value)) collect(child, path === '' ? key : `${path}.${key}`, out, depth + 1);
+    for (const [key, child] of Object.entries(value))
+      collect(child, path === '' ? key : `${path}.${key}`, out, depth + 1);
     return;
   }
   out.scalars.push([path, value]);
@@ -46,7 +55,10 @@ function isNumeric(value: unknown): boolean {
 function keyValueTable(entries: [string, unknown][]): string {
   if (entries.length === 0) return '';
   const rows = entries
-    .map(([key, value]) => `<tr><th scope="row">${escapeHtml(key)}</th><td${isNumeric(value) ? ' class="num"' : ''}>${escapeHtml(formatCell(key, value))}</td></tr>`)
+    .map(
+      ([key, value]) =>
+        `<tr><th scope="row">${escapeHtml(key)}</th><td${isNumeric(value) ? ' class="num"' : ''}>${escapeHtml(formatCell(key, value))}</td></tr>`,
+    )
     .join('\n');
   return `<div class="scroll"><table class="kv">\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
 }
@@ -59,12 +71,19 @@ function rowsTable(name: string, rows: UnknownRecord[]): string {
   const head = columns.map((column) => `<th>${escapeHtml(column)}</th>`).join('');
   const body = rows
     .slice(0, MAX_TABLE_ROWS)
-    .map((row) => `<tr>${columns.map((column) => `<td${isNumeric(row[column]) ? ' class="num"' : ''}>${escapeHtml(formatCell(column, row[column]))}</td>`).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${columns.map((column) => `<td${isNumeric(row[column]) ? ' class="num"' : ''}>${escapeHtml(formatCell(column, row[column]))}</td>`).join('')}</tr>`,
+    )
     .join('\n');
-  const note = rows.length > MAX_TABLE_ROWS ? `<p class="muted">Showing ${MAX_TABLE_ROWS} of ${rows.length} rows.</p>` : '';
+  const note =
+    rows.length > MAX_TABLE_ROWS
+      ? `<p class="muted">Showing ${MAX_TABLE_ROWS} of ${rows.length} rows.</p>`
+      : '';
   const table = `<div class="scroll"><table class="rows">\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${note}`;
   // Long tables fold away (no script needed): the charts above already show their shape.
-  if (rows.length > FOLD_ROWS_ABOVE) return `<details><summary><strong>${escapeHtml(name)}</strong> (${rows.length} rows)</summary>\n${table}\n</details>`;
+  if (rows.length > FOLD_ROWS_ABOVE)
+    return `<details><summary><strong>${escapeHtml(name)}</strong> (${rows.length} rows)</summary>\n${table}\n</details>`;
   return `<h4>${escapeHtml(name)}</h4>\n${table}`;
 }
 
@@ -72,5 +91,7 @@ function rowsTable(name: string, rows: UnknownRecord[]): string {
 export function renderValueTables(value: unknown): string {
   const out: Collected = { scalars: [], tables: [] };
   collect(value, '', out, 0);
-  return [keyValueTable(out.scalars), ...out.tables.map(([name, rows]) => rowsTable(name, rows))].filter((part) => part !== '').join('\n');
+  return [keyValueTable(out.scalars), ...out.tables.map(([name, rows]) => rowsTable(name, rows))]
+    .filter((part) => part !== '')
+    .join('\n');
 }

@@ -39,7 +39,9 @@ export interface RenderedChart {
 }
 
 /** Every chart the items support, in builder order. A chart that fails to render becomes a warning, never a failed report. */
-export async function renderCharts(items: readonly ReportItem[]): Promise<{ charts: RenderedChart[]; warnings: string[] }> {
+export async function renderCharts(
+  items: readonly ReportItem[],
+): Promise<{ charts: RenderedChart[]; warnings: string[] }> {
   const specs = CHART_BUILDERS.flatMap((build) => build(items));
   const warnings: string[] = [];
   const charts: RenderedChart[] = [];
@@ -48,7 +50,9 @@ export async function renderCharts(items: readonly ReportItem[]): Promise<{ char
     try {
       charts.push({ chart, svg: await renderChartSvg(chart.spec) });
     } catch (error) {
-      warnings.push(`chart "${chart.title}" could not be drawn: ${error instanceof Error ? error.message : String(error)}`);
+      warnings.push(
+        `chart "${chart.title}" could not be drawn: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return { charts, warnings };
@@ -63,7 +67,10 @@ ${svg}
 }
 
 function anchor(item: ReportItem): string {
-  return `run-${item.ref.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}`;
+  return `run-${item.ref
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()}`;
 }
 
 function runsTable(items: readonly ReportItem[], runHref: ReportOptions['runHref']): string {
@@ -79,13 +86,21 @@ function runsTable(items: readonly ReportItem[], runHref: ReportOptions['runHref
 
 function runSection(item: ReportItem): string {
   const { envelope } = item;
-  const parts = [`<section class="run" id="${anchor(item)}">`, `<h3>${escapeHtml(item.ref)} · ${escapeHtml(envelope.kind)}</h3>`];
-  parts.push(`<p class="muted">created ${escapeHtml(String(envelope.createdAt))}${text(asRecord(envelope.inputs).op) ? ` · ${escapeHtml(String(asRecord(envelope.inputs).op))}` : ''}</p>`);
+  const parts = [
+    `<section class="run" id="${anchor(item)}">`,
+    `<h3>${escapeHtml(item.ref)} · ${escapeHtml(envelope.kind)}</h3>`,
+  ];
+  parts.push(
+    `<p class="muted">created ${escapeHtml(String(envelope.createdAt))}${text(asRecord(envelope.inputs).op) ? ` · ${escapeHtml(String(asRecord(envelope.inputs).op))}` : ''}</p>`,
+  );
   if (envelope.warnings && envelope.warnings.length > 0) {
-    parts.push(`<ul class="warnings">${envelope.warnings.map((warning) => `<li>${escapeHtml(String(warning))}</li>`).join('')}</ul>`);
+    parts.push(
+      `<ul class="warnings">${envelope.warnings.map((warning) => `<li>${escapeHtml(String(warning))}</li>`).join('')}</ul>`,
+    );
   }
   // Findings have their own section above; a check that found nothing says so here.
-  if (envelope.findings && envelope.findings.length === 0) parts.push('<h4>Findings</h4>', renderFindingsTable([]));
+  if (envelope.findings && envelope.findings.length === 0)
+    parts.push('<h4>Findings</h4>', renderFindingsTable([]));
   parts.push('<h4>Inputs</h4>', renderValueTables(envelope.inputs) || '<p class="muted">none</p>');
   parts.push('<h4>Metrics</h4>', renderValueTables(envelope.metrics) || '<p class="muted">none</p>');
   parts.push('</section>');
@@ -93,20 +108,34 @@ function runSection(item: ReportItem): string {
 }
 
 /** The report body (no page shell): what the dashboard embeds under its own navigation. */
-export async function renderReportBody(given: readonly ReportItem[], options: Pick<ReportOptions, 'runHref'> = {}): Promise<string> {
+export async function renderReportBody(
+  given: readonly ReportItem[],
+  options: Pick<ReportOptions, 'runHref'> = {},
+): Promise<string> {
   return (await renderBody(given, options)).body;
 }
 
-async function renderBody(given: readonly ReportItem[], options: Pick<ReportOptions, 'runHref'>): Promise<{ body: string; charts: number }> {
+async function renderBody(
+  given: readonly ReportItem[],
+  options: Pick<ReportOptions, 'runHref'>,
+): Promise<{ body: string; charts: number }> {
   const items = given.map((item) => ({ ...item, envelope: normaliseEnvelope(item.envelope) }));
   const { charts, warnings } = await renderCharts(items);
   const sections: string[] = [];
-  sections.push(`<h2>Runs</h2>\n${items.length === 0 ? '<p class="muted">No results.</p>' : runsTable(items, options.runHref)}`);
-  if (warnings.length > 0) sections.push(`<ul class="warnings">${warnings.map((warning) => `<li>${escapeHtml(warning)}</li>`).join('')}</ul>`);
-  if (charts.length > 0) sections.push(`<h2>Charts</h2>\n<div class="charts">\n${charts.map(figure).join('\n')}\n</div>`);
+  sections.push(
+    `<h2>Runs</h2>\n${items.length === 0 ? '<p class="muted">No results.</p>' : runsTable(items, options.runHref)}`,
+  );
+  if (warnings.length > 0)
+    sections.push(
+      `<ul class="warnings">${warnings.map((warning) => `<li>${escapeHtml(warning)}</li>`).join('')}</ul>`,
+    );
+  if (charts.length > 0)
+    sections.push(`<h2>Charts</h2>\n<div class="charts">\n${charts.map(figure).join('\n')}\n</div>`);
   const checks = items.filter((item) => item.envelope.findings && item.envelope.findings.length > 0);
   if (checks.length > 0) {
-    sections.push(`<h2>Findings</h2>\n${checks.map((item) => `<h3>${escapeHtml(item.ref)} · ${escapeHtml(item.envelope.kind)}</h3>\n${renderFindingsTable(item.envelope.findings ?? [])}`).join('\n')}`);
+    sections.push(
+      `<h2>Findings</h2>\n${checks.map((item) => `<h3>${escapeHtml(item.ref)} · ${escapeHtml(item.envelope.kind)}</h3>\n${renderFindingsTable(item.envelope.findings ?? [])}`).join('\n')}`,
+    );
   }
   if (items.length > 0) sections.push(`<h2>Details</h2>\n${items.map(runSection).join('\n')}`);
   sections.push(
@@ -115,19 +144,39 @@ async function renderBody(given: readonly ReportItem[], options: Pick<ReportOpti
   return { body: sections.join('\n'), charts: charts.length };
 }
 
-export async function renderReportItems(given: readonly ReportItem[], options: ReportOptions = {}): Promise<RenderedReport> {
+export async function renderReportItems(
+  given: readonly ReportItem[],
+  options: ReportOptions = {},
+): Promise<RenderedReport> {
   const items = given.map((item) => ({ ...item, envelope: normaliseEnvelope(item.envelope) }));
   const generatedAt = options.generatedAt === undefined ? new Date() : options.generatedAt;
   const kinds = [...new Set(items.map((item) => item.envelope.kind))].join(', ');
-  const subtitle = [`${items.length} result${items.length === 1 ? '' : 's'}${kinds ? ` (${kinds})` : ''}`, `aifabric ${VERSION}`, generatedAt ? `generated ${generatedAt.toISOString()}` : '']
+  const subtitle = [
+    `${items.length} result${items.length === 1 ? '' : 's'}${kinds ? ` (${kinds})` : ''}`,
+    `aifabric ${VERSION}`,
+    generatedAt ? `generated ${generatedAt.toISOString()}` : '',
+  ]
     .filter((part) => part !== '')
     .join(' · ');
   const { body, charts } = await renderBody(items, options);
-  return { html: page({ title: options.title ?? 'aifabric report', subtitle, ...(options.nav !== undefined ? { nav: options.nav } : {}) }, body), charts };
+  return {
+    html: page(
+      {
+        title: options.title ?? 'aifabric report',
+        subtitle,
+        ...(options.nav !== undefined ? { nav: options.nav } : {}),
+      },
+      body,
+    ),
+    charts,
+  };
 }
 
 /** The library entry point: envelopes in, one self-contained HTML document (and its chart count) out. */
-export async function renderReport(envelopes: readonly ResultEnvelope<unknown>[], options: ReportOptions = {}): Promise<RenderedReport> {
+export async function renderReport(
+  envelopes: readonly ResultEnvelope<unknown>[],
+  options: ReportOptions = {},
+): Promise<RenderedReport> {
   return renderReportItems(
     envelopes.map((envelope, index) => ({ envelope, ref: options.refs?.[index] ?? `result ${index + 1}` })),
     options,

@@ -24,7 +24,10 @@ export interface ReportResultInputs {
   warnings?: readonly string[];
 }
 
-export function reportResult(report: RenderedReport, given: ReportResultInputs): ResultEnvelope<ReportMetrics> {
+export function reportResult(
+  report: RenderedReport,
+  given: ReportResultInputs,
+): ResultEnvelope<ReportMetrics> {
   return makeResult(
     'report',
     { out: given.out, runs: [...given.runs], inputs: [...given.inputs] },

@@ -24,10 +24,17 @@ export interface BandwidthCurve {
 }
 
 function measuredBusbw(row: UnknownRecord): number | undefined {
-  return finite(asRecord(row.outOfPlace).busbwGBps) ?? finite(asRecord(row.inPlace).busbwGBps) ?? finite(row.busbwGBps);
+  return (
+    finite(asRecord(row.outOfPlace).busbwGBps) ??
+    finite(asRecord(row.inPlace).busbwGBps) ??
+    finite(row.busbwGBps)
+  );
 }
 
-function toPoints(rows: UnknownRecord[], busbw: (row: UnknownRecord) => number | undefined): BandwidthPoint[] {
+function toPoints(
+  rows: UnknownRecord[],
+  busbw: (row: UnknownRecord) => number | undefined,
+): BandwidthPoint[] {
   const points: BandwidthPoint[] = [];
   for (const row of rows) {
     const sizeBytes = finite(row.sizeBytes);
@@ -72,8 +79,20 @@ function parseCurves(envelope: ResultEnvelope<unknown>): BandwidthCurve[] {
     tests.forEach((test, testIndex) => {
       const points = toPoints(records(test.rows), measuredBusbw);
       if (points.length === 0) return;
-      const op = normaliseOp(text(test.op) ?? text(test.name) ?? text(test.collective) ?? text(test.binary) ?? opFromFileName(baseName)) ?? 'unknown op';
-      curves.push({ op, name: tests.length > 1 ? `${baseName} #${testIndex + 1}` : baseName, source: 'measured', points });
+      const op =
+        normaliseOp(
+          text(test.op) ??
+            text(test.name) ??
+            text(test.collective) ??
+            text(test.binary) ??
+            opFromFileName(baseName),
+        ) ?? 'unknown op';
+      curves.push({
+        op,
+        name: tests.length > 1 ? `${baseName} #${testIndex + 1}` : baseName,
+        source: 'measured',
+        points,
+      });
     });
   });
   return curves;

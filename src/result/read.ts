@@ -33,6 +33,9 @@ const OTHER_NCCL_TESTS_OPS: ReadonlySet<string> = new Set(['gather', 'scatter', 
 /** nccl-tests names (`all_reduce_perf`), our names (`all_reduce`) and loose ones (`allreduce`) to one key. */
 export function normaliseOp(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
-  const compact = name.toLowerCase().replace(/_perf$/, '').replace(/[^a-z]/g, '');
+  const compact = name
+    .toLowerCase()
+    .replace(/_perf$/, '')
+    .replace(/[^a-z]/g, '');
   return collectiveOpOf(compact) ?? (OTHER_NCCL_TESTS_OPS.has(compact) ? compact : name);
 }

@@ -44,7 +44,11 @@ export function createDashboardApp(store: RunStore, options: DashboardAppOptions
   app.get('/diff', async (c) => {
     const aText = c.req.query('a');
     const bText = c.req.query('b');
-    if (!aText || !bText) return c.html(messagePage(400, 'pick two runs', 'Choose a run in column A and one in column B, then press Diff.'), 400);
+    if (!aText || !bText)
+      return c.html(
+        messagePage(400, 'pick two runs', 'Choose a run in column A and one in column B, then press Diff.'),
+        400,
+      );
     const a = store.require(parseRunId(aText));
     const b = store.require(parseRunId(bText));
     const diff = diffResults(a.envelope, b.envelope);
@@ -66,7 +70,9 @@ export function createDashboardApp(store: RunStore, options: DashboardAppOptions
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   app.get('/favicon.ico', (c) => c.body(null, 204));
 
-  app.notFound((c) => c.html(messagePage(404, 'not found', `Nothing at ${new URL(c.req.url).pathname}.`), 404));
+  app.notFound((c) =>
+    c.html(messagePage(404, 'not found', `Nothing at ${new URL(c.req.url).pathname}.`), 404),
+  );
 
   app.onError((error, c) => {
     // Bad ids and impossible diffs are the visitor's mistake (400/404); anything else is ours.
@@ -74,7 +80,10 @@ export function createDashboardApp(store: RunStore, options: DashboardAppOptions
       const status = /^no run /.test(error.message) ? 404 : 400;
       return c.html(messagePage(status, status === 404 ? 'not found' : 'bad request', error.message), status);
     }
-    return c.html(messagePage(500, 'internal error', error instanceof Error ? error.message : String(error)), 500);
+    return c.html(
+      messagePage(500, 'internal error', error instanceof Error ? error.message : String(error)),
+      500,
+    );
   });
   return app;
 }

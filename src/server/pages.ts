@@ -8,8 +8,17 @@ import type { ResultDiff, RunSummary } from '../store/index.js';
 
 export const NAV = '<nav class="top"><a href="/">Runs</a><a href="/api/runs">JSON</a></nav>';
 
-export function runsListPage(runs: readonly RunSummary[], kinds: readonly string[], kind: string | undefined, dbPath: string, total: number): string {
-  const filters = ['<a href="/">all</a>', ...kinds.map((name) => `<a href="/?kind=${encodeURIComponent(name)}">${escapeHtml(name)}</a>`)].join(' · ');
+export function runsListPage(
+  runs: readonly RunSummary[],
+  kinds: readonly string[],
+  kind: string | undefined,
+  dbPath: string,
+  total: number,
+): string {
+  const filters = [
+    '<a href="/">all</a>',
+    ...kinds.map((name) => `<a href="/?kind=${encodeURIComponent(name)}">${escapeHtml(name)}</a>`),
+  ].join(' · ');
   const rows = runs
     .map(
       (run) =>
@@ -29,7 +38,14 @@ ${rows}
 <button type="submit">Diff A → B</button> <span class="muted">(two runs of the same kind)</span>
 </form>`;
   const body = `<p>Kinds: ${filters}</p>\n${table}`;
-  return page({ title: kind ? `aifabric runs: ${kind}` : 'aifabric runs', subtitle: `${total} run${total === 1 ? '' : 's'} in ${dbPath}${total > runs.length ? ` (newest ${runs.length} shown)` : ''} · read-only`, nav: NAV }, body);
+  return page(
+    {
+      title: kind ? `aifabric runs: ${kind}` : 'aifabric runs',
+      subtitle: `${total} run${total === 1 ? '' : 's'} in ${dbPath}${total > runs.length ? ` (newest ${runs.length} shown)` : ''} · read-only`,
+      nav: NAV,
+    },
+    body,
+  );
 }
 
 function signedPercent(value: number | null): string {
@@ -52,14 +68,21 @@ export function diffSection(diff: ResultDiff, a: RunSummary, b: RunSummary): str
           `<tr${entry.regression ? ' class="regression"' : ''}><td>${escapeHtml(entry.op)}</td><td class="num">${escapeHtml(formatBytes(entry.sizeBytes))}</td><td class="num">${formatNumber(entry.aBusbwGBps)}</td><td class="num">${formatNumber(entry.bBusbwGBps)}</td><td class="num">${signedPercent(entry.changePercent)}</td></tr>`,
       )
       .join('\n');
-    parts.push(`<div class="scroll"><table class="busbw-diff"><thead><tr><th>op</th><th>size</th><th>busbw A (GB/s)</th><th>busbw B (GB/s)</th><th>change</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`);
+    parts.push(
+      `<div class="scroll"><table class="busbw-diff"><thead><tr><th>op</th><th>size</th><th>busbw A (GB/s)</th><th>busbw B (GB/s)</th><th>change</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`,
+    );
   }
   if (diff.changes.length > 0) {
     const rows = diff.changes
       .slice(0, 300)
-      .map((change) => `<tr><td><code>${escapeHtml(change.path)}</code></td><td class="num">${formatNumber(change.a)}</td><td class="num">${formatNumber(change.b)}</td><td class="num">${signedPercent(change.changePercent)}</td></tr>`)
+      .map(
+        (change) =>
+          `<tr><td><code>${escapeHtml(change.path)}</code></td><td class="num">${formatNumber(change.a)}</td><td class="num">${formatNumber(change.b)}</td><td class="num">${signedPercent(change.changePercent)}</td></tr>`,
+      )
       .join('\n');
-    parts.push(`<h3>Changed metrics</h3><p class="muted">${diff.changes.length} changed, ${diff.unchangedMetrics} unchanged.</p><div class="scroll"><table class="changes"><thead><tr><th>metric</th><th>A</th><th>B</th><th>change</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`);
+    parts.push(
+      `<h3>Changed metrics</h3><p class="muted">${diff.changes.length} changed, ${diff.unchangedMetrics} unchanged.</p><div class="scroll"><table class="changes"><thead><tr><th>metric</th><th>A</th><th>B</th><th>change</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`,
+    );
   } else {
     parts.push(`<p class="muted">No numeric metric changed (${diff.unchangedMetrics} compared).</p>`);
   }
@@ -67,5 +90,8 @@ export function diffSection(diff: ResultDiff, a: RunSummary, b: RunSummary): str
 }
 
 export function messagePage(status: number, title: string, message: string): string {
-  return page({ title: `${status}: ${title}`, nav: NAV }, `<p>${escapeHtml(message)}</p><p><a href="/">Back to the runs</a></p>`);
+  return page(
+    { title: `${status}: ${title}`, nav: NAV },
+    `<p>${escapeHtml(message)}</p><p><a href="/">Back to the runs</a></p>`,
+  );
 }

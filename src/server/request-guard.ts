@@ -51,11 +51,15 @@ export function requestGuard(options: { loopbackOnly: boolean }): MiddlewareHand
     if (isUnsafePath(rawTarget(c.req.url, c.env))) return c.text('400 bad path\n', 400);
     if (options.loopbackOnly) {
       const host = c.req.header('host');
-      if (host !== undefined && !LOOPBACK_HOSTS.has(hostName(host).toLowerCase())) return c.text('403 unexpected Host header\n', 403);
+      if (host !== undefined && !LOOPBACK_HOSTS.has(hostName(host).toLowerCase()))
+        return c.text('403 unexpected Host header\n', 403);
     }
     await next();
     // Pages are self-contained: nothing may load from anywhere, scripts least of all.
-    c.res.headers.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'");
+    c.res.headers.set(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
+    );
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
     c.res.headers.set('Referrer-Policy', 'no-referrer');
     c.res.headers.set('Cache-Control', 'no-store');

@@ -30,7 +30,8 @@ export function isLoopback(host: string): boolean {
 }
 
 /** RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, 63 characters each. */
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 
 /**
  * Refuses, before anything is opened, an address that no machine can have: a dotted quad with a
@@ -40,8 +41,12 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-
 export function checkListenHost(host: string): void {
   const expected = 'expected an IPv4 or IPv6 address such as 127.0.0.1 or ::1, or a host name';
   if (isIP(host) !== 0) return;
-  if (/^[\d.]+$/.test(host)) throw new UsageError(`invalid value for --host: "${host}" is not an IPv4 address (four numbers 0 to 255 separated by dots)`);
-  if (host.includes(':')) throw new UsageError(`invalid value for --host: "${host}" is not an IPv6 address (${expected})`);
+  if (/^[\d.]+$/.test(host))
+    throw new UsageError(
+      `invalid value for --host: "${host}" is not an IPv4 address (four numbers 0 to 255 separated by dots)`,
+    );
+  if (host.includes(':'))
+    throw new UsageError(`invalid value for --host: "${host}" is not an IPv6 address (${expected})`);
   if (!HOST_NAME.test(host)) throw new UsageError(`invalid value for --host: "${host}" (${expected})`);
 }
 
@@ -50,7 +55,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const port = options.port ?? DEFAULT_DASHBOARD_PORT;
   checkListenHost(host);
   // hono is loaded here, not at import: `import 'aifabric'` should not pay for a web server.
-  const [{ serve }, { createDashboardApp }] = await Promise.all([import('@hono/node-server'), import('./dashboard-app.js')]);
+  const [{ serve }, { createDashboardApp }] = await Promise.all([
+    import('@hono/node-server'),
+    import('./dashboard-app.js'),
+  ]);
   const store = new RunStore(options.dbPath, { mustExist: true, readonly: true });
   const app = createDashboardApp(store, { loopbackOnly: isLoopback(host) });
   let server: Server;
@@ -63,9 +71,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   } catch (error) {
     store.close();
     const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new EnvironmentError(`port ${port} on ${host} is in use; pick another with --port`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new EnvironmentError(`cannot listen on ${host}: no such address on this machine`);
-    if (code === 'EACCES') throw new EnvironmentError(`no permission to listen on ${host}:${port} (ports below 1024 need privileges)`);
+    if (code === 'EADDRINUSE')
+      throw new EnvironmentError(`port ${port} on ${host} is in use; pick another with --port`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new EnvironmentError(`cannot listen on ${host}: no such address on this machine`);
+    if (code === 'EACCES')
+      throw new EnvironmentError(
+        `no permission to listen on ${host}:${port} (ports below 1024 need privileges)`,
+      );
     throw error;
   }
   const address = server.address() as AddressInfo;

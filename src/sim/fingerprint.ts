@@ -44,5 +44,7 @@ export function fingerprintPayload(result: ResultEnvelope): Record<string, unkno
 
 /** SHA-256 (hex) of the canonical JSON of fingerprintPayload(result). */
 export function simFingerprint(result: ResultEnvelope): string {
-  return createHash('sha256').update(canonicalJson(fingerprintPayload(result))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(fingerprintPayload(result)))
+    .digest('hex');
 }

@@ -19,15 +19,24 @@ export interface FluidNetwork {
   routeOf: (connection: number) => FluidRoute;
 }
 
-export const FLUID_WARNING = 'fluid mode: no packets, so no queues, drops, PFC or congestion control; capacities are payload rates';
+export const FLUID_WARNING =
+  'fluid mode: no packets, so no queues, drops, PFC or congestion control; capacities are payload rates';
 
 export function fluidNetwork(scenario: Scenario, topology: Topology, plan: WorkloadPlan): FluidNetwork {
   const kinds = new Set(plan.workloads.map((w) => w.transport));
   // One payload fraction for the whole fabric: the transport the workloads use (the smaller if mixed).
   const fraction = Math.min(
-    ...[...kinds].map((k) => (k === 'tcp' ? scenario.transport.tcp.mss / tcpWireBytes(scenario.transport.tcp.mss) : scenario.transport.roce.mtu / roceWireBytes(scenario.transport.roce.mtu))),
+    ...[...kinds].map((k) =>
+      k === 'tcp'
+        ? scenario.transport.tcp.mss / tcpWireBytes(scenario.transport.tcp.mss)
+        : scenario.transport.roce.mtu / roceWireBytes(scenario.transport.roce.mtu),
+    ),
   );
-  const wire = Math.max(...[...kinds].map((k) => (k === 'tcp' ? tcpWireBytes(scenario.transport.tcp.mss) : roceWireBytes(scenario.transport.roce.mtu))));
+  const wire = Math.max(
+    ...[...kinds].map((k) =>
+      k === 'tcp' ? tcpWireBytes(scenario.transport.tcp.mss) : roceWireBytes(scenario.transport.roce.mtu),
+    ),
+  );
   const links = topology.links.map((l) => ({ id: l.id, capacityBps: l.rateBps * fraction }));
   const latencyOf = (route: readonly number[]): number => {
     let latencyNs = 0;
@@ -46,4 +55,3 @@ export function fluidNetwork(scenario: Scenario, topology: Topology, plan: Workl
   };
   return { links, latencyOf, routeOf };
 }
-

@@ -27,11 +27,28 @@ export interface FluidSpan {
   last: number;
 }
 
-export function planToFluidFlows(plan: WorkloadPlan, routeOf: (connection: number) => FluidRoute): { flows: FluidFlow[]; spans: FluidSpan[] } {
+export function planToFluidFlows(
+  plan: WorkloadPlan,
+  routeOf: (connection: number) => FluidRoute,
+): { flows: FluidFlow[]; spans: FluidSpan[] } {
   const flows: FluidFlow[] = [];
-  const add = (route: FluidRoute, sizeBytes: number, startTimeNs: number, dependsOn: number[], sentAfter: number[] = [], extraNs = 0): number => {
+  const add = (
+    route: FluidRoute,
+    sizeBytes: number,
+    startTimeNs: number,
+    dependsOn: number[],
+    sentAfter: number[] = [],
+    extraNs = 0,
+  ): number => {
     const id = flows.length;
-    const flow: FluidFlow = { id, path: route.path, sizeBytes, startTimeNs, dependsOn, latencyNs: route.latencyNs + extraNs };
+    const flow: FluidFlow = {
+      id,
+      path: route.path,
+      sizeBytes,
+      startTimeNs,
+      dependsOn,
+      latencyNs: route.latencyNs + extraNs,
+    };
     if (sentAfter.length > 0) flow.sentAfter = sentAfter;
     flows.push(flow);
     return id;
@@ -47,7 +64,8 @@ export function planToFluidFlows(plan: WorkloadPlan, routeOf: (connection: numbe
         break;
       case 'incast': {
         let previous: number[] = [];
-        for (let r = 0; r < w.rounds; r++) previous = routes.map((route) => add(route, w.blockBytes, startNs, previous));
+        for (let r = 0; r < w.rounds; r++)
+          previous = routes.map((route) => add(route, w.blockBytes, startNs, previous));
         break;
       }
       case 'alltoall':
@@ -61,7 +79,14 @@ export function planToFluidFlows(plan: WorkloadPlan, routeOf: (connection: numbe
   return { flows, spans };
 }
 
-type Add = (route: FluidRoute, sizeBytes: number, startTimeNs: number, dependsOn: number[], sentAfter?: number[], extraNs?: number) => number;
+type Add = (
+  route: FluidRoute,
+  sizeBytes: number,
+  startTimeNs: number,
+  dependsOn: number[],
+  sentAfter?: number[],
+  extraNs?: number,
+) => number;
 
 /** Ring: flow (iteration, step s, rank r) on connection r waits for (s-1, r-1) to arrive and (s-1, r) to be sent. */
 function addRing(w: PlannedCollective, routes: FluidRoute[], startNs: number, add: Add): void {
@@ -78,7 +103,16 @@ function addRing(w: PlannedCollective, routes: FluidRoute[], startNs: number, ad
         // The last step into each rank carries the next iteration's compute phase.
         const extra = s === w.steps - 1 && it + 1 < w.iterations ? computeNs : 0;
         const start = it === 0 && s === 0 ? startNs + computeNs : startNs;
-        next.push(add(routes[r] as FluidRoute, w.chunkBytes, start, into < 0 ? [] : [into], own < 0 ? [] : [own], extra));
+        next.push(
+          add(
+            routes[r] as FluidRoute,
+            w.chunkBytes,
+            start,
+            into < 0 ? [] : [into],
+            own < 0 ? [] : [own],
+            extra,
+          ),
+        );
       }
       last = next;
     }
@@ -101,11 +135,21 @@ function addAllToAll(w: PlannedCollective, routes: FluidRoute[], startNs: number
     const current: number[] = [];
     for (let r = 0; r < n; r++) {
       const into: number[] = [];
-      if (previous.length > 0) for (let s = 0; s < n; s++) if (s !== r) into.push(previous[conn(s, r)] as number);
+      if (previous.length > 0)
+        for (let s = 0; s < n; s++) if (s !== r) into.push(previous[conn(s, r)] as number);
       for (let d = 0; d < n; d++) {
         if (d === r) continue;
         const k = conn(r, d);
-        current.push(add(routes[k] as FluidRoute, w.chunkBytes, start, into, previous.length > 0 ? [previous[k] as number] : [], extra));
+        current.push(
+          add(
+            routes[k] as FluidRoute,
+            w.chunkBytes,
+            start,
+            into,
+            previous.length > 0 ? [previous[k] as number] : [],
+            extra,
+          ),
+        );
       }
     }
     previous = current;

@@ -16,15 +16,21 @@ import type { Topology } from './topo/index.js';
  * For a plan that work-estimate's fluidRingFastPath accepts (it decides, from the scenario alone, so
  * the memory estimate knows too); undefined for any other plan, which then runs as explicit flows.
  */
-export function runLargeRing(plan: WorkloadPlan, topology: Topology, network: FluidNetwork): SimMetrics | undefined {
+export function runLargeRing(
+  plan: WorkloadPlan,
+  topology: Topology,
+  network: FluidNetwork,
+): SimMetrics | undefined {
   const w = plan.workloads[0];
-  if (plan.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather')) return undefined;
+  if (plan.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather'))
+    return undefined;
   const ranks = w.ranks.length;
   // Rank r's ring connection is the plan's connection r (the ring is the only workload), and the
   // ring interns its paths in rank order, so the hash it passes is connectionEcmpHash(r, seed).
   const fabric = {
     links: network.links,
-    path: (src: number, dst: number, hash: number) => topology.route(w.ranks[src] as number, w.ranks[dst] as number, hash),
+    path: (src: number, dst: number, hash: number) =>
+      topology.route(w.ranks[src] as number, w.ranks[dst] as number, hash),
     networkLatencyNs: network.latencyOf,
     hashSeed: plan.seed,
   };
@@ -34,5 +40,7 @@ export function runLargeRing(plan: WorkloadPlan, topology: Topology, network: Fl
   const result = simulateFluid(built, { recordFlows: false });
   const us = result.completionTimeNs / 1e3;
   const goodputGbps = us > 0 ? (result.totalBytes * 8) / (us * 1e3) : 0;
-  return fluidMetrics(result, result.totalBytes, result.completionTimeNs, [{ name: w.name, kind: w.kind, flows: result.flowCount, completionTimeUs: us, goodputGbps }]);
+  return fluidMetrics(result, result.totalBytes, result.completionTimeNs, [
+    { name: w.name, kind: w.kind, flows: result.flowCount, completionTimeUs: us, goodputGbps },
+  ]);
 }

@@ -32,7 +32,12 @@ export interface FluidRunOptions {
   ringFastPathMinTransfers?: number;
 }
 
-export function runFluidScenario(scenario: Scenario, topology: Topology, seed: number, options: FluidRunOptions = {}): FluidRun {
+export function runFluidScenario(
+  scenario: Scenario,
+  topology: Topology,
+  seed: number,
+  options: FluidRunOptions = {},
+): FluidRun {
   const plan = planWorkloads(scenario, topology.hostCount, seed);
   const network = fluidNetwork(scenario, topology, plan);
   const minTransfers = options.ringFastPathMinTransfers ?? FLUID_FAST_PATH_MIN_TRANSFERS;
@@ -58,7 +63,17 @@ export function runFluidScenario(scenario: Scenario, topology: Topology, seed: n
       bytes += flows[i]?.sizeBytes ?? 0;
     }
     const us = (end - begin) / 1e3;
-    return { name: span.name, kind: span.kind, flows: span.last - span.first, completionTimeUs: us, goodputGbps: us > 0 ? (bytes * 8) / (us * 1e3) : 0 };
+    return {
+      name: span.name,
+      kind: span.kind,
+      flows: span.last - span.first,
+      completionTimeUs: us,
+      goodputGbps: us > 0 ? (bytes * 8) / (us * 1e3) : 0,
+    };
   });
-  return { metrics: fluidMetrics(result, totalBytes, result.completionTimeNs - startNs, perWorkload), series: [], warnings: [FLUID_WARNING] };
+  return {
+    metrics: fluidMetrics(result, totalBytes, result.completionTimeNs - startNs, perWorkload),
+    series: [],
+    warnings: [FLUID_WARNING],
+  };
 }

@@ -80,7 +80,12 @@ export type SimMetrics = {
 };
 
 /** The envelope's metrics of a fluid run that moved `totalBytes` in `elapsedNs`. */
-export function fluidMetrics(result: FluidResult, totalBytes: number, elapsedNs: number, workloads: SimMetrics['workloads']): SimMetrics {
+export function fluidMetrics(
+  result: FluidResult,
+  totalBytes: number,
+  elapsedNs: number,
+  workloads: SimMetrics['workloads'],
+): SimMetrics {
   return {
     status: 'done',
     completed: true,

@@ -171,8 +171,14 @@ export abstract class PacketNetwork {
     const up = this.hostUplink[host] as number;
     if (up < 0) return;
     const link = up ^ 1;
-    const arrive = Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[up] as number)) + (this.delayPs[up] as number);
-    this.pauseStorms.push({ host, link, startPs: startPs + arrive, endPs: Number.isFinite(endPs) ? endPs + arrive : Infinity });
+    const arrive =
+      Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[up] as number)) + (this.delayPs[up] as number);
+    this.pauseStorms.push({
+      host,
+      link,
+      startPs: startPs + arrive,
+      endPs: Number.isFinite(endPs) ? endPs + arrive : Infinity,
+    });
     this.pauseFramesSent++;
     this.pauseFrames[link] = (this.pauseFrames[link] as number) + 1;
     this.stormHeld[link] = 1;
@@ -183,7 +189,8 @@ export abstract class PacketNetwork {
   /** Cycles of queues that can never move again, now (see net/pfc-deadlock.ts). */
   findDeadlocks(): number[][] {
     const outLinks: number[][] = this.topology.nodes.map(() => []);
-    for (let link = 0; link < this.linkFrom.length; link++) outLinks[this.linkFrom[link] as number]?.push(link);
+    for (let link = 0; link < this.linkFrom.length; link++)
+      outLinks[this.linkFrom[link] as number]?.push(link);
     return findDeadlockCycles({
       linkCount: this.linkFrom.length,
       linkTo: this.linkTo,
@@ -192,7 +199,8 @@ export abstract class PacketNetwork {
       blocked: (link) =>
         this.paused[link] === 1 &&
         this.stormed[link] === 0 &&
-        (this.stormHeld[link] === 1 || (this.isHost[this.linkTo[link] as number] === 0 && this.buffers.pauseSent[link] === 1)),
+        (this.stormHeld[link] === 1 ||
+          (this.isHost[this.linkTo[link] as number] === 0 && this.buffers.pauseSent[link] === 1)),
       packets: (link) => this.queues.packetsOf(link, CLS_LOSSLESS),
       ingressOf: (p) => this.pool.ingress[p] as number,
     });
@@ -203,7 +211,9 @@ export abstract class PacketNetwork {
     const open: DeadlockRecord[] = [];
     for (const links of this.findDeadlocks()) {
       const key = [...links].sort((a, b) => a - b).join(',');
-      let record = this.deadlocks.find((d) => d.brokenPs < 0 && [...d.links].sort((a, b) => a - b).join(',') === key);
+      let record = this.deadlocks.find(
+        (d) => d.brokenPs < 0 && [...d.links].sort((a, b) => a - b).join(',') === key,
+      );
       if (!record) {
         let formed = 0;
         let bytes = 0;
@@ -215,7 +225,14 @@ export abstract class PacketNetwork {
             conns.add(this.pool.conn[p] as number);
           }
         }
-        record = { links, formedPs: formed, detectedPs: this.now, brokenPs: -1, connections: [...conns].sort((a, b) => a - b), stuckBytes: bytes };
+        record = {
+          links,
+          formedPs: formed,
+          detectedPs: this.now,
+          brokenPs: -1,
+          connections: [...conns].sort((a, b) => a - b),
+          stuckBytes: bytes,
+        };
         this.deadlocks.push(record);
       }
       open.push(record);
@@ -456,7 +473,11 @@ export abstract class PacketNetwork {
     const response = this.buffers.config.pfc?.responseDelayPs[ingress] ?? 0;
     this.pauseFramesSent++;
     this.pauseFrames[ingress] = (this.pauseFrames[ingress] as number) + 1;
-    this.schedule(this.now + wait + ser + (this.delayPs[reverse] as number) + response, EV_PFC, ingress * 4 + (on ? PFC_PAUSE : PFC_RESUME));
+    this.schedule(
+      this.now + wait + ser + (this.delayPs[reverse] as number) + response,
+      EV_PFC,
+      ingress * 4 + (on ? PFC_PAUSE : PFC_RESUME),
+    );
   }
 
   /**
@@ -473,7 +494,8 @@ export abstract class PacketNetwork {
     if (op === PFC_WATCHDOG_RESTORE) {
       this.stormed[link] = 0;
       const wd = this.buffers.config.pfc?.watchdog;
-      if (wd && this.paused[link] === 1) this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
+      if (wd && this.paused[link] === 1)
+        this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
       return;
     }
     if (op === PFC_PAUSE) {
@@ -481,13 +503,15 @@ export abstract class PacketNetwork {
         this.paused[link] = 1;
         this.pauseStart[link] = this.now;
         const wd = this.buffers.config.pfc?.watchdog;
-        if (wd && this.isHost[this.linkFrom[link] as number] === 0) this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
+        if (wd && this.isHost[this.linkFrom[link] as number] === 0)
+          this.schedule(this.now + wd.timeoutPs, EV_PFC, link * 4 + PFC_WATCHDOG_CHECK);
       }
     } else if (this.stormHeld[link] === 1 && !this.stormEnded(link)) {
       // Only the storm's own end resumes a port a storming NIC holds.
     } else if (this.paused[link] === 1) {
       this.paused[link] = 0;
-      this.pausedTotalPs[link] = (this.pausedTotalPs[link] as number) + this.now - (this.pauseStart[link] as number);
+      this.pausedTotalPs[link] =
+        (this.pausedTotalPs[link] as number) + this.now - (this.pauseStart[link] as number);
       let log = this.pauseLog[link];
       if (!log) this.pauseLog[link] = log = [];
       log.push(this.pauseStart[link] as number, this.now);

@@ -46,12 +46,28 @@ export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferCo
       headroom[link.id] = sw.pfc.headroom === 'auto' ? (bounds[link.id] as number) : sw.pfc.headroom;
       response[link.id] = Math.round(pfcResponseDelayNs(scenario, link.rateBps) * 1000);
     }
-    pfc = { headroomBytes: headroom, responseDelayPs: response, xoffAlpha: sw.pfc.xoffAlpha, resumeOffsetBytes: 2 * mtu };
+    pfc = {
+      headroomBytes: headroom,
+      responseDelayPs: response,
+      xoffAlpha: sw.pfc.xoffAlpha,
+      resumeOffsetBytes: 2 * mtu,
+    };
     const wd = sw.pfc.watchdog;
-    if (wd) pfc.watchdog = { timeoutPs: Math.round(wd.timeout * 1e12), restorationPs: Math.round(wd.restoration * 1e12) };
+    if (wd)
+      pfc.watchdog = {
+        timeoutPs: Math.round(wd.timeout * 1e12),
+        restorationPs: Math.round(wd.restoration * 1e12),
+      };
   }
   const ecn = sw.ecn ? { kminBytes: sw.ecn.kmin, kmaxBytes: sw.ecn.kmax, pmax: sw.ecn.pmax } : null;
-  return { bufferPerPortBytes: sw.buffer, sharing: sw.sharing, dtAlpha: sw.dtAlpha, ecn, pfc, mtuWireBytes: mtu };
+  return {
+    bufferPerPortBytes: sw.buffer,
+    sharing: sw.sharing,
+    dtAlpha: sw.dtAlpha,
+    ecn,
+    pfc,
+    mtuWireBytes: mtu,
+  };
 }
 
 function tcpConfigOf(scenario: Scenario): TcpConfig {
@@ -111,10 +127,22 @@ export function buildWorkloads(plan: WorkloadPlan): Workload[] {
     const startPs = Math.round(w.startS * 1e12);
     switch (w.kind) {
       case 'incast':
-        return new IncastWorkload({ name, receiver: w.receiver, senders: w.senders, blockBytes: w.blockBytes, rounds: w.rounds, startPs, transport });
+        return new IncastWorkload({
+          name,
+          receiver: w.receiver,
+          senders: w.senders,
+          blockBytes: w.blockBytes,
+          rounds: w.rounds,
+          startPs,
+          transport,
+        });
       case 'flow':
       case 'permutation':
-        return new FlowsWorkload(w.kind, name, w.flows.map((f) => ({ ...f, startPs, transport })));
+        return new FlowsWorkload(
+          w.kind,
+          name,
+          w.flows.map((f) => ({ ...f, startPs, transport })),
+        );
       default:
         return new CollectiveWorkload({
           name,
@@ -133,13 +161,23 @@ export function buildWorkloads(plan: WorkloadPlan): Workload[] {
   });
 }
 
-export function runPacket(scenario: Scenario, topology: Topology, seed: number, onProgress?: (simUs: number) => void): PacketRun {
+export function runPacket(
+  scenario: Scenario,
+  topology: Topology,
+  seed: number,
+  onProgress?: (simUs: number) => void,
+): PacketRun {
   const bufferConfig = bufferConfigOf(scenario, topology);
   const sim = new Simulator(topology, bufferConfig, seed, Math.round(scenario.sim.sampleInterval * 1e12));
   const tcpConfig = tcpConfigOf(scenario);
   const pfcOn = scenario.switch.pfc?.enabled === true;
   const hostRateBps = topology.links[0]?.rateBps ?? 0;
-  const connect = (src: number, dst: number, transport: TransportKind, listener: MessageListener): Connection =>
+  const connect = (
+    src: number,
+    dst: number,
+    transport: TransportKind,
+    listener: MessageListener,
+  ): Connection =>
     sim.addConnection((id) => {
       const hash = connectionEcmpHash(id, seed);
       const forward = Int32Array.from(topology.route(src, dst, hash));
@@ -147,19 +185,44 @@ export function runPacket(scenario: Scenario, topology: Topology, seed: number, 
       const lineRate = topology.links[forward[0] as number]?.rateBps ?? hostRateBps;
       if (transport === 'tcp') {
         const rtt =
-          routeTimePs(topology, forward, tcpWireBytes(tcpConfig.mssBytes)) + routeTimePs(topology, reverse, MIN_FRAME_WIRE_BYTES);
-        const options = { id, src, dst, cls: CLS_LOSSY, forward, reverse, ctx: sim, config: tcpConfig, baseRttPs: rtt };
+          routeTimePs(topology, forward, tcpWireBytes(tcpConfig.mssBytes)) +
+          routeTimePs(topology, reverse, MIN_FRAME_WIRE_BYTES);
+        const options = {
+          id,
+          src,
+          dst,
+          cls: CLS_LOSSY,
+          forward,
+          reverse,
+          ctx: sim,
+          config: tcpConfig,
+          baseRttPs: rtt,
+        };
         return tcpConfig.rack ? new RackTcpConnection(options) : new TcpConnection(options);
       }
       const roce = roceConfigOf(scenario, lineRate);
-      return new RoceConnection(id, src, dst, pfcOn ? CLS_LOSSLESS : CLS_LOSSY, forward, reverse, sim, roce, lineRate);
+      return new RoceConnection(
+        id,
+        src,
+        dst,
+        pfcOn ? CLS_LOSSLESS : CLS_LOSSY,
+        forward,
+        reverse,
+        sim,
+        roce,
+        lineRate,
+      );
     }, listener);
   const workloads = buildWorkloads(planWorkloads(scenario, topology.hostCount, seed));
   for (const workload of workloads) workload.start(sim, connect);
   for (const fault of scenario.faults ?? []) sim.setHostPortLoss(fault.host, fault.loss);
   for (const storm of scenario.pauseStorms ?? []) {
     const startPs = Math.round(storm.start * 1e12);
-    sim.addPauseStorm(storm.host, startPs, storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12));
+    sim.addPauseStorm(
+      storm.host,
+      startPs,
+      storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12),
+    );
   }
   const maxTimePs = Math.round(scenario.sim.maxTime * 1e12);
   const status = sim.run(maxTimePs, onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);

@@ -37,7 +37,12 @@ export function linkLabel(topology: Topology, link: number): string {
 const us = (ps: number): number => ps / 1e6;
 const fmtUs = (ps: number): string => `${Number(us(ps).toFixed(1))} us`;
 
-export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly FlowOutcome[], metrics: SimMetrics): Finding[] {
+export function pfcFindings(
+  run: PacketRun,
+  topology: Topology,
+  flows: readonly FlowOutcome[],
+  metrics: SimMetrics,
+): Finding[] {
   const sim = run.sim;
   const stopPs = sim.now;
   const findings: Finding[] = [];
@@ -45,22 +50,27 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
   if (sim.buffers.config.pfc) sim.recordDeadlocks();
   for (const d of sim.deadlocks) {
     const cycle = d.links.map((l) => linkLabel(topology, l));
-    const outcome = d.brokenPs >= 0 ? `broken at ${fmtUs(d.brokenPs)} by the PFC watchdog` : `still standing when the run stopped at ${fmtUs(stopPs)}`;
-    findings.push(makeFinding('sim.pfc-deadlock', {
-      severity: d.brokenPs >= 0 ? 'warn' : 'error',
-      message:
-        `PFC deadlock: ${cycle.length} paused ports wait on each other in a cycle, ${cycle.join(' -> ')} -> ${cycle[0] ?? ''}; ` +
-        `formed at ${fmtUs(d.formedPs)}, ${d.connections.length} flows and ${d.stuckBytes} B stuck; ${outcome}`,
-      cycle,
-      formedUs: us(d.formedPs),
-      detectedUs: us(d.detectedPs),
-      brokenUs: d.brokenPs >= 0 ? us(d.brokenPs) : null,
-      flowIds: d.connections,
-      stuckBytes: d.stuckBytes,
-      remediation: sim.buffers.config.pfc?.watchdog
-        ? 'route without cyclic buffer dependencies (topology.routing: up-down): the watchdog breaks a deadlock by dropping, and the same traffic can form it again'
-        : 'route without cyclic buffer dependencies (topology.routing: up-down), or enable switch.pfc.watchdog',
-    }));
+    const outcome =
+      d.brokenPs >= 0
+        ? `broken at ${fmtUs(d.brokenPs)} by the PFC watchdog`
+        : `still standing when the run stopped at ${fmtUs(stopPs)}`;
+    findings.push(
+      makeFinding('sim.pfc-deadlock', {
+        severity: d.brokenPs >= 0 ? 'warn' : 'error',
+        message:
+          `PFC deadlock: ${cycle.length} paused ports wait on each other in a cycle, ${cycle.join(' -> ')} -> ${cycle[0] ?? ''}; ` +
+          `formed at ${fmtUs(d.formedPs)}, ${d.connections.length} flows and ${d.stuckBytes} B stuck; ${outcome}`,
+        cycle,
+        formedUs: us(d.formedPs),
+        detectedUs: us(d.detectedPs),
+        brokenUs: d.brokenPs >= 0 ? us(d.brokenPs) : null,
+        flowIds: d.connections,
+        stuckBytes: d.stuckBytes,
+        remediation: sim.buffers.config.pfc?.watchdog
+          ? 'route without cyclic buffer dependencies (topology.routing: up-down): the watchdog breaks a deadlock by dropping, and the same traffic can form it again'
+          : 'route without cyclic buffer dependencies (topology.routing: up-down), or enable switch.pfc.watchdog',
+      }),
+    );
   }
   if (sim.deadlocks.length > 0) metrics.pfcDeadlocks = sim.deadlocks.length;
   for (const storm of sim.pauseStorms) {
@@ -79,40 +89,63 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
       const pausedPs = sim.pausedUnionPs(onPath, from, to);
       if (pausedPs <= VICTIM_PAUSED_SHARE * (to - from)) continue;
       const f = flows.find((x) => x.id === conn.id);
-      victims.push({ flowId: conn.id, src: conn.src, dst: conn.dst, pausedUs: us(pausedPs), overlapUs: us(to - from), goodputGbps: f?.goodputGbps ?? 0, fairShareGbps: f?.fairShareGbps ?? 0 });
+      victims.push({
+        flowId: conn.id,
+        src: conn.src,
+        dst: conn.dst,
+        pausedUs: us(pausedPs),
+        overlapUs: us(to - from),
+        goodputGbps: f?.goodputGbps ?? 0,
+        fairShareGbps: f?.fairShareGbps ?? 0,
+      });
     }
-    const list = victims.map((v) => `flow ${v.flowId} (h${v.src} -> h${v.dst}) paused ${v.pausedUs.toFixed(1)} of ${v.overlapUs.toFixed(1)} us`);
-    findings.push(makeFinding('sim.pause-storm', {
-      severity: 'error',
-      message:
-        `pause storm: h${storm.host}'s NIC kept its switch port paused from ${fmtUs(storm.startPs)} ${storm.endPs <= stopPs ? `to ${fmtUs(storm.endPs)}` : 'to the end of the run'}; ` +
-        `the pause spread to ${steps.steps.length - 1} more ports; ${victims.length} victim flows that do not touch h${storm.host}` +
-        (list.length > 0 ? `: ${list.slice(0, 8).join(', ')}${list.length > 8 ? `, and ${list.length - 8} more` : ''}` : ''),
-      host: `h${storm.host}`,
-      source: `h${storm.host}`,
-      startUs: us(storm.startPs),
-      endUs: Number.isFinite(storm.endPs) ? us(storm.endPs) : null,
-      victims,
-      propagation: steps.steps,
-      remediation: sim.buffers.config.pfc?.watchdog
-        ? 'find the NIC that keeps pausing; a shorter watchdog timeout shortens the spread'
-        : 'enable switch.pfc.watchdog so that the stormed queue drops instead of pausing the fabric',
-    }));
+    const list = victims.map(
+      (v) =>
+        `flow ${v.flowId} (h${v.src} -> h${v.dst}) paused ${v.pausedUs.toFixed(1)} of ${v.overlapUs.toFixed(1)} us`,
+    );
+    findings.push(
+      makeFinding('sim.pause-storm', {
+        severity: 'error',
+        message:
+          `pause storm: h${storm.host}'s NIC kept its switch port paused from ${fmtUs(storm.startPs)} ${storm.endPs <= stopPs ? `to ${fmtUs(storm.endPs)}` : 'to the end of the run'}; ` +
+          `the pause spread to ${steps.steps.length - 1} more ports; ${victims.length} victim flows that do not touch h${storm.host}` +
+          (list.length > 0
+            ? `: ${list.slice(0, 8).join(', ')}${list.length > 8 ? `, and ${list.length - 8} more` : ''}`
+            : ''),
+        host: `h${storm.host}`,
+        source: `h${storm.host}`,
+        startUs: us(storm.startPs),
+        endUs: Number.isFinite(storm.endPs) ? us(storm.endPs) : null,
+        victims,
+        propagation: steps.steps,
+        remediation: sim.buffers.config.pfc?.watchdog
+          ? 'find the NIC that keeps pausing; a shorter watchdog timeout shortens the spread'
+          : 'enable switch.pfc.watchdog so that the stormed queue drops instead of pausing the fabric',
+      }),
+    );
   }
   const wd = sim.buffers.config.pfc?.watchdog;
   if (wd) {
     metrics.watchdogDrops = sim.watchdogDrops;
-    metrics.watchdogTriggers = sim.watchdogEvents.map((e) => ({ link: linkLabel(topology, e.link), atUs: us(e.atPs), flushedPackets: e.flushed }));
+    metrics.watchdogTriggers = sim.watchdogEvents.map((e) => ({
+      link: linkLabel(topology, e.link),
+      atUs: us(e.atPs),
+      flushedPackets: e.flushed,
+    }));
     if (sim.watchdogEvents.length > 0) {
-      const where = sim.watchdogEvents.slice(0, 6).map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
-      findings.push(makeFinding('sim.pfc-watchdog', {
-        severity: 'warn',
-        message:
-          `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.watchdogEvents.length} queues (${where.join(', ')}${sim.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
-          `and dropped ${sim.watchdogDrops} lossless packets`,
-        drops: sim.watchdogDrops,
-        triggers: sim.watchdogEvents.length,
-      }));
+      const where = sim.watchdogEvents
+        .slice(0, 6)
+        .map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
+      findings.push(
+        makeFinding('sim.pfc-watchdog', {
+          severity: 'warn',
+          message:
+            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.watchdogEvents.length} queues (${where.join(', ')}${sim.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
+            `and dropped ${sim.watchdogDrops} lossless packets`,
+          drops: sim.watchdogDrops,
+          triggers: sim.watchdogEvents.length,
+        }),
+      );
     }
   }
   return findings;
@@ -122,7 +155,13 @@ export function pfcFindings(run: PacketRun, topology: Topology, flows: readonly 
  * How a storm's pause spread: from the port towards the storming NIC, every port whose far end
  * had a port of its own paused first (the cause), in the order they were paused during the storm.
  */
-function propagation(run: PacketRun, topology: Topology, root: number, fromPs: number, toPs: number): { steps: PropagationStep[]; links: number[] } {
+function propagation(
+  run: PacketRun,
+  topology: Topology,
+  root: number,
+  fromPs: number,
+  toPs: number,
+): { steps: PropagationStep[]; links: number[] } {
   const sim = run.sim;
   const first = new Map<number, number>();
   for (let link = 0; link < topology.links.length; link++) {
@@ -130,7 +169,9 @@ function propagation(run: PacketRun, topology: Topology, root: number, fromPs: n
     if (t >= 0) first.set(link, t);
   }
   const links = [root];
-  const steps: PropagationStep[] = [{ link: linkLabel(topology, root), firstPausedUs: us(first.get(root) ?? fromPs), parent: -1 }];
+  const steps: PropagationStep[] = [
+    { link: linkLabel(topology, root), firstPausedUs: us(first.get(root) ?? fromPs), parent: -1 },
+  ];
   const index = new Map<number, number>([[root, 0]]);
   let grew = true;
   while (grew) {

@@ -54,12 +54,19 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   for (let link = 0; link < linkCount; link++) {
     pausedLinkPs += sim.pausedNow(link);
     allLinks.push(link);
-    if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch') peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
+    if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch')
+      peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
   }
   // Busiest ports by peak queue, and most paused links.
-  const switchPorts = [...Array(linkCount).keys()].filter((l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch');
-  const byPeak = switchPorts.filter((l) => (sim.peakPortBytes[l] as number) > 0).sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
-  const byPause = [...Array(linkCount).keys()].filter((l) => sim.pausedNow(l) > 0).sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
+  const switchPorts = [...Array(linkCount).keys()].filter(
+    (l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch',
+  );
+  const byPeak = switchPorts
+    .filter((l) => (sim.peakPortBytes[l] as number) > 0)
+    .sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
+  const byPause = [...Array(linkCount).keys()]
+    .filter((l) => sim.pausedNow(l) > 0)
+    .sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
   const reports = workloads.map((w) => w.report(stopPs));
   const metrics: SimMetrics = {
     status: run.status,
@@ -84,7 +91,15 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     peakQueueBytes: peakQueue,
     peakPacketsInFlight: sim.pool.peakInUse,
     simulatedTimeUs: sim.now / 1e6,
-    fctUs: fcts.length > 0 ? { messages: fcts.length, p50: quantile(fcts, 0.5), p99: quantile(fcts, 0.99), max: fcts.reduce((a, b) => Math.max(a, b), 0) } : null,
+    fctUs:
+      fcts.length > 0
+        ? {
+            messages: fcts.length,
+            p50: quantile(fcts, 0.5),
+            p99: quantile(fcts, 0.99),
+            max: fcts.reduce((a, b) => Math.max(a, b), 0),
+          }
+        : null,
     unfinishedMessages,
     ports: [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
       link: linkName(topology, link),
@@ -101,14 +116,16 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   const s = sim.sampler;
   for (const link of byPeak.slice(0, TOP_PORTS)) {
     const points = [];
-    for (let i = 0; i < s.count; i++) points.push({ timeUs: (s.times[i] as number) / 1e6, bytes: s.queues[i * linkCount + link] as number });
+    for (let i = 0; i < s.count; i++)
+      points.push({ timeUs: (s.times[i] as number) / 1e6, bytes: s.queues[i * linkCount + link] as number });
     series.push({ name: `queue ${linkName(topology, link)}`, unit: 'bytes', points });
   }
   for (const link of byPause.slice(0, TOP_PORTS)) {
     const points = [];
     for (let i = 1; i < s.count; i++) {
       const dt = (s.times[i] as number) - (s.times[i - 1] as number);
-      const dp = (s.paused[i * linkCount + link] as number) - (s.paused[(i - 1) * linkCount + link] as number);
+      const dp =
+        (s.paused[i * linkCount + link] as number) - (s.paused[(i - 1) * linkCount + link] as number);
       points.push({ timeUs: (s.times[i] as number) / 1e6, pausedFraction: dt > 0 ? dp / dt : 0 });
     }
     series.push({ name: `paused ${linkName(topology, link)}`, unit: 'fraction of time', points });
@@ -117,13 +134,19 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   for (let i = 1; i < s.count; i++) {
     const dt = (s.times[i] as number) - (s.times[i - 1] as number);
     const db = (s.delivered[i] as number) - (s.delivered[i - 1] as number);
-    goodput.push({ timeUs: (s.times[i] as number) / 1e6, goodputGbps: dt > 0 ? (db * 8) / (dt / 1e12) / 1e9 : 0 });
+    goodput.push({
+      timeUs: (s.times[i] as number) / 1e6,
+      goodputGbps: dt > 0 ? (db * 8) / (dt / 1e12) / 1e9 : 0,
+    });
   }
   series.push({ name: 'goodput', unit: 'Gb/s', points: goodput });
   for (const r of reports) if (r.series) series.push(...r.series);
   // Per-connection outcomes and PFC victims: flows paused on their path that got well under
   // their max-min fair share although no bottleneck of theirs was congested.
-  const shares = maxMinFairShares(topology, sim.connections.map((c) => c.forward));
+  const shares = maxMinFairShares(
+    topology,
+    sim.connections.map((c) => c.forward),
+  );
   const flows = sim.connections.map((conn, i) => {
     // A flow lives from the application's first offer to its last message's delivery (or the stop).
     const done = conn.messageEnds.length > 0 && conn.messageHead === conn.messageEnds.length;
@@ -150,33 +173,42 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   });
   for (const f of flows) {
     if (f.pathPausedUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
-      findings.push(makeFinding('sim.pfc-victim', {
-        severity: 'warn',
-        message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pathPausedUs.toFixed(1)} us of its ${f.durationUs.toFixed(1)} us`,
-        flowId: f.id,
-        goodputGbps: f.goodputGbps,
-        fairShareGbps: f.fairShareGbps,
-        pathPausedUs: f.pathPausedUs,
-        durationUs: f.durationUs,
-      }));
+      findings.push(
+        makeFinding('sim.pfc-victim', {
+          severity: 'warn',
+          message: `flow ${f.id} (h${f.src} -> h${f.dst}) is a PFC victim: ${f.goodputGbps.toFixed(1)} Gb/s against a fair share of ${f.fairShareGbps.toFixed(1)} Gb/s, its path paused ${f.pathPausedUs.toFixed(1)} us of its ${f.durationUs.toFixed(1)} us`,
+          flowId: f.id,
+          goodputGbps: f.goodputGbps,
+          fairShareGbps: f.fairShareGbps,
+          pathPausedUs: f.pathPausedUs,
+          durationUs: f.durationUs,
+        }),
+      );
     }
   }
   metrics.pfcVictims = findings.filter((f) => f.ruleId === 'sim.pfc-victim').length;
   findings.push(...pfcFindings(run, topology, flows, metrics));
   metrics.flows = flows.length <= 1000 ? flows : flows.slice(0, 1000);
   if (sim.losslessDrops > 0) {
-    findings.push(makeFinding('sim.lossless-drops', {
-      severity: 'error',
-      message: `${sim.losslessDrops} packets dropped in the lossless class: PFC headroom is below the bound`,
-    }));
+    findings.push(
+      makeFinding('sim.lossless-drops', {
+        severity: 'error',
+        message: `${sim.losslessDrops} packets dropped in the lossless class: PFC headroom is below the bound`,
+      }),
+    );
   }
   if (!completed) {
-    const where = run.status === 'time-limit' ? `stopped at maxTime ${formatDuration(run.maxTimePs / 1e12)}` : `stalled at ${formatDuration(stopPs / 1e12)} with nothing left to do`;
+    const where =
+      run.status === 'time-limit'
+        ? `stopped at maxTime ${formatDuration(run.maxTimePs / 1e12)}`
+        : `stalled at ${formatDuration(stopPs / 1e12)} with nothing left to do`;
     for (const w of workloads) {
       const p = w.progress();
-      if (p.finished < p.total) warnings.push(`${where}: ${p.finished} of ${p.total} ${p.unit} finished (${w.name})`);
+      if (p.finished < p.total)
+        warnings.push(`${where}: ${p.finished} of ${p.total} ${p.unit} finished (${w.name})`);
     }
   }
-  if (sim.offeredBytes !== sim.deliveredBytes) warnings.push(`delivered ${sim.deliveredBytes} B of ${sim.offeredBytes} B offered`);
+  if (sim.offeredBytes !== sim.deliveredBytes)
+    warnings.push(`delivered ${sim.deliveredBytes} B of ${sim.offeredBytes} B offered`);
   return { metrics, series, findings, warnings };
 }

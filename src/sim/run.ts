@@ -25,7 +25,10 @@ export interface RunScenarioOptions {
   ringFastPathMinTransfers?: number;
 }
 
-export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): ResultEnvelope<SimMetrics> {
+export function runScenario(
+  scenario: Scenario,
+  options: RunScenarioOptions = {},
+): ResultEnvelope<SimMetrics> {
   const mode = options.mode ?? 'packet';
   const seed = options.seed ?? scenario.seed ?? 1;
   const topology = validateScenario(scenario, locatorOf(scenario), { mode });
@@ -39,7 +42,9 @@ export function runScenario(scenario: Scenario, options: RunScenarioOptions = {}
   };
   const started = performance.now();
   if (mode === 'fluid') {
-    const fluid = runFluidScenario(scenario, topology, seed, { ringFastPathMinTransfers: options.ringFastPathMinTransfers });
+    const fluid = runFluidScenario(scenario, topology, seed, {
+      ringFastPathMinTransfers: options.ringFastPathMinTransfers,
+    });
     const wallS = (performance.now() - started) / 1000;
     return makeResult('sim', inputs, fluid.metrics, {
       series: fluid.series,

@@ -12,9 +12,13 @@ function unitField(kind: 'size' | 'rate' | 'duration', allowZero: boolean) {
   return z.union([z.string(), z.number()]).transform((raw, ctx) => {
     try {
       const text = String(raw);
-      const value = kind === 'size' ? parseSize(text) : kind === 'rate' ? parseRate(text) : parseDuration(text);
+      const value =
+        kind === 'size' ? parseSize(text) : kind === 'rate' ? parseRate(text) : parseDuration(text);
       if (value < 0 || (!allowZero && value === 0)) {
-        ctx.addIssue({ code: 'custom', message: `must be ${allowZero ? 'zero or more' : 'positive'}, got "${text}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be ${allowZero ? 'zero or more' : 'positive'}, got "${text}"`,
+        });
         return z.NEVER;
       }
       return value;
@@ -69,7 +73,9 @@ const topologySchema = z.discriminatedUnion('kind', [
       ...linkFields,
     })
     .strict(),
-  z.object({ kind: z.literal('rail'), servers: count, gpusPerServer: count, spines: count, ...linkFields }).strict(),
+  z
+    .object({ kind: z.literal('rail'), servers: count, gpusPerServer: count, spines: count, ...linkFields })
+    .strict(),
   z.object({ kind: z.literal('fat-tree'), k: count, ...linkFields }).strict(),
   z
     .object({
@@ -85,7 +91,9 @@ const topologySchema = z.discriminatedUnion('kind', [
     .strict(),
 ]);
 
-const ecnSchema = z.object({ kmin: sizeOrZeroField, kmax: sizeField, pmax: z.number().min(0).max(1) }).strict();
+const ecnSchema = z
+  .object({ kmin: sizeOrZeroField, kmax: sizeField, pmax: z.number().min(0).max(1) })
+  .strict();
 
 /**
  * PFC watchdog, as switch vendors define it (SONiC "PFC Watchdog Design" wiki; Junos "PFC
@@ -102,7 +110,12 @@ const watchdogSchema = z
   .strict()
   .transform((w, ctx) => {
     if (w.timeout === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['timeout'], message: 'a PFC watchdog needs a timeout: how long a queue may stay paused with packets waiting (e.g. 200ms)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timeout'],
+        message:
+          'a PFC watchdog needs a timeout: how long a queue may stay paused with packets waiting (e.g. 200ms)',
+      });
       return z.NEVER;
     }
     return { timeout: w.timeout, restoration: w.restoration ?? w.timeout };
@@ -180,14 +193,23 @@ const tcpSchema = z
   .strict()
   .transform((t) => {
     const d = t.cc === 'dctcp' ? TCP_DCTCP_DEFAULTS : TCP_KERNEL_DEFAULTS;
-    return { ...t, ackEvery: t.ackEvery ?? d.ackEvery, quickAcks: t.quickAcks ?? d.quickAcks, rack: t.rack ?? d.rack };
+    return {
+      ...t,
+      ackEvery: t.ackEvery ?? d.ackEvery,
+      quickAcks: t.quickAcks ?? d.quickAcks,
+      rack: t.rack ?? d.rack,
+    };
   });
 
 const dcqcnSchema = z
   .object({
     enabled: z.boolean().default(true),
     // Defaults from the DCQCN paper (Zhu et al., SIGCOMM 2015), as listed in shared/data/reference-points.md.
-    g: z.number().positive().max(1).default(1 / 256),
+    g: z
+      .number()
+      .positive()
+      .max(1)
+      .default(1 / 256),
     timer: durationField.default(55e-6),
     byteCounter: sizeField.default(10 * 1024 * 1024),
     fastRecoveryRounds: count.default(5),
@@ -226,12 +248,25 @@ const transportChoice = z.enum(['tcp', 'roce']).optional();
  * The collectives the simulator runs, by the compact names its results report (`allreduce`);
  * a scenario may also write nccl-tests' spelling (`all_reduce`), read as the same kind.
  */
-export const SIM_COLLECTIVE_KINDS = [COMPACT_OP_NAMES.all_reduce, COMPACT_OP_NAMES.all_gather, COMPACT_OP_NAMES.alltoall] as const;
+export const SIM_COLLECTIVE_KINDS = [
+  COMPACT_OP_NAMES.all_reduce,
+  COMPACT_OP_NAMES.all_gather,
+  COMPACT_OP_NAMES.alltoall,
+] as const;
 export type SimCollectiveKind = (typeof SIM_COLLECTIVE_KINDS)[number];
 const SIM_KIND_BY_SPELLING: Readonly<Record<string, SimCollectiveKind>> = Object.fromEntries(
-  Object.entries(COMPACT_OP_NAMES).flatMap(([op, compact]) => (isSimCollectiveKind(compact) ? [[op, compact], [compact, compact]] : [])),
+  Object.entries(COMPACT_OP_NAMES).flatMap(([op, compact]) =>
+    isSimCollectiveKind(compact)
+      ? [
+          [op, compact],
+          [compact, compact],
+        ]
+      : [],
+  ),
 );
-const collectiveKind = z.enum(Object.keys(SIM_KIND_BY_SPELLING) as [string, ...string[]]).transform((name) => SIM_KIND_BY_SPELLING[name] as SimCollectiveKind);
+const collectiveKind = z
+  .enum(Object.keys(SIM_KIND_BY_SPELLING) as [string, ...string[]])
+  .transform((name) => SIM_KIND_BY_SPELLING[name] as SimCollectiveKind);
 
 function isSimCollectiveKind(name: string): name is SimCollectiveKind {
   return (SIM_COLLECTIVE_KINDS as readonly string[]).includes(name);
@@ -264,7 +299,13 @@ const workloadSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
   z
-    .object({ kind: z.literal('permutation'), name: z.string().optional(), size: sizeField, start: startField, transport: transportChoice })
+    .object({
+      kind: z.literal('permutation'),
+      name: z.string().optional(),
+      size: sizeField,
+      start: startField,
+      transport: transportChoice,
+    })
     .strict(),
   z
     .object({
@@ -274,7 +315,10 @@ const workloadSchema = z.discriminatedUnion('kind', [
       ranks: z.union([count, z.array(hostIndex).min(2)]).optional(),
       size: sizeField,
       iterations: count.default(1),
-      compute: z.object({ mean: durationOrZeroField.default(0), jitter: durationOrZeroField.default(0) }).strict().optional(),
+      compute: z
+        .object({ mean: durationOrZeroField.default(0), jitter: durationOrZeroField.default(0) })
+        .strict()
+        .optional(),
       start: startField,
       transport: transportChoice,
     })

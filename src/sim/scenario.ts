@@ -32,15 +32,45 @@ export function topologySpecOf(scenario: Scenario): TopologySpec {
   const linkDelayNs = t.linkDelay * 1e9;
   switch (t.kind) {
     case 'star':
-      return { kind: 'star', hosts: t.hosts, linkRateBps, linkDelayNs, ...(t.uplinkRate !== undefined ? { uplinkRateBps: t.uplinkRate } : {}), ...(t.ports === 'htb' ? { ports: 'htb' as const } : {}) };
+      return {
+        kind: 'star',
+        hosts: t.hosts,
+        linkRateBps,
+        linkDelayNs,
+        ...(t.uplinkRate !== undefined ? { uplinkRateBps: t.uplinkRate } : {}),
+        ...(t.ports === 'htb' ? { ports: 'htb' as const } : {}),
+      };
     case 'leaf-spine':
-      return { kind: 'leaf-spine', hosts: t.hosts, hostsPerLeaf: t.hostsPerLeaf, spines: t.spines, oversubscription: t.oversubscription, linkRateBps, linkDelayNs };
+      return {
+        kind: 'leaf-spine',
+        hosts: t.hosts,
+        hostsPerLeaf: t.hostsPerLeaf,
+        spines: t.spines,
+        oversubscription: t.oversubscription,
+        linkRateBps,
+        linkDelayNs,
+      };
     case 'rail':
-      return { kind: 'rail', servers: t.servers, gpusPerServer: t.gpusPerServer, spines: t.spines, linkRateBps, linkDelayNs };
+      return {
+        kind: 'rail',
+        servers: t.servers,
+        gpusPerServer: t.gpusPerServer,
+        spines: t.spines,
+        linkRateBps,
+        linkDelayNs,
+      };
     case 'fat-tree':
       return { kind: 'fat-tree', k: t.k, linkRateBps, linkDelayNs };
     case 'ring':
-      return { kind: 'ring', switches: t.switches, hostsPerSwitch: t.hostsPerSwitch, routing: t.routing, failedCables: t.failedCables, linkRateBps, linkDelayNs };
+      return {
+        kind: 'ring',
+        switches: t.switches,
+        hostsPerSwitch: t.hostsPerSwitch,
+        routing: t.routing,
+        failedCables: t.failedCables,
+        linkRateBps,
+        linkDelayNs,
+      };
   }
 }
 
@@ -53,7 +83,10 @@ export function transportsUsed(scenario: Scenario): Set<'tcp' | 'roce'> {
 export function mtuWireBytes(scenario: Scenario): number {
   let mtu = 0;
   for (const kind of transportsUsed(scenario)) {
-    mtu = Math.max(mtu, kind === 'tcp' ? tcpWireBytes(scenario.transport.tcp.mss) : roceWireBytes(scenario.transport.roce.mtu));
+    mtu = Math.max(
+      mtu,
+      kind === 'tcp' ? tcpWireBytes(scenario.transport.tcp.mss) : roceWireBytes(scenario.transport.roce.mtu),
+    );
   }
   return mtu;
 }
@@ -69,18 +102,29 @@ export function headroomBounds(scenario: Scenario, topology: Topology): Float64A
   const mtu = mtuWireBytes(scenario);
   for (const link of topology.links) {
     if (topology.nodes[link.to]?.kind !== 'switch') continue;
-    bounds[link.id] = pfcHeadroomBoundBytes(link.rateBps, link.delayNs, mtu, pfcResponseDelayNs(scenario, link.rateBps));
+    bounds[link.id] = pfcHeadroomBoundBytes(
+      link.rateBps,
+      link.delayNs,
+      mtu,
+      pfcResponseDelayNs(scenario, link.rateBps),
+    );
   }
   return bounds;
 }
 
-export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(scenario), options: ScenarioCheckOptions = {}): Topology {
+export function validateScenario(
+  scenario: Scenario,
+  locate: Locate = locatorOf(scenario),
+  options: ScenarioCheckOptions = {},
+): Topology {
   const fail = (path: (string | number)[], message: string): never => {
     throw semanticError(locate(path), path, message);
   };
   const t = scenario.topology;
-  if (t.kind === 'leaf-spine' && t.hostsPerLeaf > t.hosts) fail(['topology', 'hostsPerLeaf'], `is ${t.hostsPerLeaf}, more than the ${t.hosts} hosts`);
-  if (t.kind === 'fat-tree' && (t.k % 2 !== 0 || t.k < 2)) fail(['topology', 'k'], `must be an even number of at least 2, got ${t.k}`);
+  if (t.kind === 'leaf-spine' && t.hostsPerLeaf > t.hosts)
+    fail(['topology', 'hostsPerLeaf'], `is ${t.hostsPerLeaf}, more than the ${t.hosts} hosts`);
+  if (t.kind === 'fat-tree' && (t.k % 2 !== 0 || t.k < 2))
+    fail(['topology', 'k'], `must be an even number of at least 2, got ${t.k}`);
   if (t.kind === 'ring') checkRing(t, fail);
   // Before anything is built: a billion hosts must fail here, not while allocating them.
   checkWork(scenario, options.mode ?? 'packet', locate);
@@ -94,7 +138,8 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
     if (w.kind === 'incast') {
       checkHost(at('receiver'), w.receiver);
       if (typeof w.senders === 'number') {
-        if (w.senders > hosts - 1) fail(at('senders'), `${w.senders} senders need ${w.senders + 1} hosts; the topology has ${hosts}`);
+        if (w.senders > hosts - 1)
+          fail(at('senders'), `${w.senders} senders need ${w.senders + 1} hosts; the topology has ${hosts}`);
       } else {
         w.senders.forEach((h, j) => {
           checkHost(at('senders', j), h);
@@ -119,10 +164,14 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
   });
   const mtu = mtuWireBytes(scenario);
   if (scenario.switch.buffer < mtu) {
-    fail(['switch', 'buffer'], `${scenario.switch.buffer} B per port is smaller than one packet (${mtu} B on the wire)`);
+    fail(
+      ['switch', 'buffer'],
+      `${scenario.switch.buffer} B per port is smaller than one packet (${mtu} B on the wire)`,
+    );
   }
   const ecn = scenario.switch.ecn;
-  if (ecn && ecn.kmin > ecn.kmax) fail(['switch', 'ecn', 'kmin'], `kmin (${ecn.kmin} B) is above kmax (${ecn.kmax} B)`);
+  if (ecn && ecn.kmin > ecn.kmax)
+    fail(['switch', 'ecn', 'kmin'], `kmin (${ecn.kmin} B) is above kmax (${ecn.kmax} B)`);
   const pfc = scenario.switch.pfc;
   if (pfc?.enabled) {
     const bounds = headroomBounds(scenario, topology);
@@ -148,7 +197,12 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
     const reserved = new Map<number, number>();
     for (const link of topology.links) {
       ports.set(link.from, (ports.get(link.from) ?? 0) + 1);
-      const h = pfc.headroom === 'auto' ? (bounds[link.id] as number) : topology.nodes[link.to]?.kind === 'switch' ? pfc.headroom : 0;
+      const h =
+        pfc.headroom === 'auto'
+          ? (bounds[link.id] as number)
+          : topology.nodes[link.to]?.kind === 'switch'
+            ? pfc.headroom
+            : 0;
       reserved.set(link.to, (reserved.get(link.to) ?? 0) + h);
     }
     for (const node of topology.nodes) {
@@ -156,18 +210,24 @@ export function validateScenario(scenario: Scenario, locate: Locate = locatorOf(
       const total = scenario.switch.buffer * (ports.get(node.id) ?? 0);
       const left = total - (reserved.get(node.id) ?? 0);
       if (left < mtu) {
-        fail(['switch', 'buffer'], `switch ${node.name}: ${total} B of buffer leaves ${left} B once PFC headroom (${reserved.get(node.id)} B) is reserved; at least one packet (${mtu} B) is needed`);
+        fail(
+          ['switch', 'buffer'],
+          `switch ${node.name}: ${total} B of buffer leaves ${left} B once PFC headroom (${reserved.get(node.id)} B) is reserved; at least one packet (${mtu} B) is needed`,
+        );
       }
     }
   }
-  if (scenario.switch.pfc?.watchdog && !pfc?.enabled) fail(['switch', 'pfc', 'watchdog'], 'a PFC watchdog needs PFC enabled');
+  if (scenario.switch.pfc?.watchdog && !pfc?.enabled)
+    fail(['switch', 'pfc', 'watchdog'], 'a PFC watchdog needs PFC enabled');
   scenario.faults?.forEach((fault, i) => {
     checkHost(['faults', i, 'host'], fault.host);
-    if ((options.mode ?? 'packet') === 'fluid' && fault.loss > 0) fail(['faults', i, 'loss'], 'random loss needs packet mode: fluid flows lose no packets');
+    if ((options.mode ?? 'packet') === 'fluid' && fault.loss > 0)
+      fail(['faults', i, 'loss'], 'random loss needs packet mode: fluid flows lose no packets');
   });
   scenario.pauseStorms?.forEach((storm, i) => {
     checkHost(['pauseStorms', i, 'host'], storm.host);
-    if (!pfc?.enabled) fail(['pauseStorms', i], 'a pause storm needs PFC (switch.pfc): without it the switch ignores PAUSE');
+    if (!pfc?.enabled)
+      fail(['pauseStorms', i], 'a pause storm needs PFC (switch.pfc): without it the switch ignores PAUSE');
   });
   return topology;
 }
@@ -178,16 +238,30 @@ type Fail = (path: (string | number)[], message: string) => never;
 function checkRing(t: Extract<Scenario['topology'], { kind: 'ring' }>, fail: Fail): void {
   const n = t.switches;
   t.failedCables.forEach(([x, y], i) => {
-    if (x >= n || y >= n) fail(['topology', 'failedCables', i], `switch ${Math.max(x, y)} does not exist (the ring has switches 0..${n - 1})`);
-    if ((x + 1) % n !== y && (y + 1) % n !== x) fail(['topology', 'failedCables', i], `s${x} and s${y} are not adjacent on the ring, so no cable joins them`);
+    if (x >= n || y >= n)
+      fail(
+        ['topology', 'failedCables', i],
+        `switch ${Math.max(x, y)} does not exist (the ring has switches 0..${n - 1})`,
+      );
+    if ((x + 1) % n !== y && (y + 1) % n !== x)
+      fail(
+        ['topology', 'failedCables', i],
+        `s${x} and s${y} are not adjacent on the ring, so no cable joins them`,
+      );
   });
   const paths = ringPaths(t);
   const down = t.failedCables.map(([x, y]) => `s${x}-s${y}`).join(', ');
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {
       if (a === b || paths(a, b)) continue;
-      const why = t.routing === 'up-down' ? ' (a legal route never goes up after going down, with links oriented from s0 on the intact ring)' : '';
-      fail(['topology', 'routing'], `no ${t.routing} route from s${a} to s${b}${down ? ` with cable${t.failedCables.length > 1 ? 's' : ''} ${down} down` : ''}${why}`);
+      const why =
+        t.routing === 'up-down'
+          ? ' (a legal route never goes up after going down, with links oriented from s0 on the intact ring)'
+          : '';
+      fail(
+        ['topology', 'routing'],
+        `no ${t.routing} route from s${a} to s${b}${down ? ` with cable${t.failedCables.length > 1 ? 's' : ''} ${down} down` : ''}${why}`,
+      );
     }
   }
 }
@@ -206,4 +280,3 @@ export function loadScenario(path: string, options: ScenarioCheckOptions = {}): 
   validateScenario(loaded.value, loaded.locate, options);
   return loaded.value;
 }
-

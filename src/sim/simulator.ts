@@ -9,7 +9,13 @@ import type { BufferConfig } from './net/buffers.js';
 import { Sampler } from './net/sampler.js';
 import { PacketNetwork } from './packet-network.js';
 import type { Topology } from './topo/types.js';
-import { EV_CC_TIMER, EV_CONN_TIMER, type Connection, type SimContext, type TransportCounters } from './transport/connection.js';
+import {
+  EV_CC_TIMER,
+  EV_CONN_TIMER,
+  type Connection,
+  type SimContext,
+  type TransportCounters,
+} from './transport/connection.js';
 
 const MAX_SAMPLED_CONNECTIONS = 64;
 
@@ -82,7 +88,11 @@ export class Simulator extends PacketNetwork implements SimContext {
       const start = i === 0 ? 0 : (ends[i - 1] as number);
       this.deliveredBytes += end - start;
       this.messageFctPs.push(this.now - (conn.messageOfferedPs[i] as number));
-      this.listeners[this.connListener[conn.id] as number]?.onMessage(conn, conn.messageTags[i] as number, this.now);
+      this.listeners[this.connListener[conn.id] as number]?.onMessage(
+        conn,
+        conn.messageTags[i] as number,
+        this.now,
+      );
     }
   }
 
@@ -111,7 +121,11 @@ export class Simulator extends PacketNetwork implements SimContext {
   run(maxTimePs: number, onProgress?: (nowPs: number) => void): 'done' | 'stalled' | 'time-limit' {
     const q = this.queue;
     // Per-flow delivery is sampled for the first connections (enough for fairness studies).
-    this.sampler = new Sampler(this.linkFrom.length, this.sampleIntervalPs, Math.min(this.connections.length, MAX_SAMPLED_CONNECTIONS));
+    this.sampler = new Sampler(
+      this.linkFrom.length,
+      this.sampleIntervalPs,
+      Math.min(this.connections.length, MAX_SAMPLED_CONNECTIONS),
+    );
     this.schedule(0, EV_SAMPLE, 0);
     let checkEvery = 0;
     while (q.pop()) {
@@ -155,7 +169,11 @@ export class Simulator extends PacketNetwork implements SimContext {
           if (this.pendingWork > 0) this.queue.push(time + this.sampler.intervalPs, EV_SAMPLE, 0);
           break;
       }
-      if (type === EV_APP || type === EV_CONN_TIMER || (type === EV_ARRIVE && this.deliveredBytes === this.offeredBytes)) {
+      if (
+        type === EV_APP ||
+        type === EV_CONN_TIMER ||
+        (type === EV_ARRIVE && this.deliveredBytes === this.offeredBytes)
+      ) {
         if (this.allDone()) {
           this.sample();
           return 'done';

@@ -71,24 +71,59 @@ function topologyShape(scenario: Scenario): TopologyShape {
   const t = scenario.topology;
   switch (t.kind) {
     case 'star':
-      return { hosts: t.hosts, switches: 1, cables: t.hosts, maxHops: 2, maxRateBps: t.linkRate, hostField: ['topology', 'hosts'] };
+      return {
+        hosts: t.hosts,
+        switches: 1,
+        cables: t.hosts,
+        maxHops: 2,
+        maxRateBps: t.linkRate,
+        hostField: ['topology', 'hosts'],
+      };
     case 'leaf-spine': {
       const leaves = Math.ceil(t.hosts / t.hostsPerLeaf);
       const uplink = (t.hostsPerLeaf * t.linkRate) / (t.spines * t.oversubscription);
-      return { hosts: t.hosts, switches: leaves + t.spines, cables: t.hosts + leaves * t.spines, maxHops: leaves > 1 ? 4 : 2, maxRateBps: Math.max(t.linkRate, uplink), hostField: ['topology', 'hosts'] };
+      return {
+        hosts: t.hosts,
+        switches: leaves + t.spines,
+        cables: t.hosts + leaves * t.spines,
+        maxHops: leaves > 1 ? 4 : 2,
+        maxRateBps: Math.max(t.linkRate, uplink),
+        hostField: ['topology', 'hosts'],
+      };
     }
     case 'rail': {
       const hosts = t.servers * t.gpusPerServer;
       const uplink = (t.servers * t.linkRate) / Math.max(1, t.spines);
-      return { hosts, switches: t.gpusPerServer + t.spines, cables: hosts + t.gpusPerServer * t.spines, maxHops: t.gpusPerServer > 1 ? 4 : 2, maxRateBps: Math.max(t.linkRate, uplink), hostField: ['topology', 'servers'] };
+      return {
+        hosts,
+        switches: t.gpusPerServer + t.spines,
+        cables: hosts + t.gpusPerServer * t.spines,
+        maxHops: t.gpusPerServer > 1 ? 4 : 2,
+        maxRateBps: Math.max(t.linkRate, uplink),
+        hostField: ['topology', 'servers'],
+      };
     }
     case 'fat-tree': {
       const k = t.k;
-      return { hosts: k ** 3 / 4, switches: (5 * k * k) / 4, cables: k ** 3 / 4 + k ** 3 / 2, maxHops: 6, maxRateBps: t.linkRate, hostField: ['topology', 'k'] };
+      return {
+        hosts: k ** 3 / 4,
+        switches: (5 * k * k) / 4,
+        cables: k ** 3 / 4 + k ** 3 / 2,
+        maxHops: 6,
+        maxRateBps: t.linkRate,
+        hostField: ['topology', 'k'],
+      };
     }
     case 'ring': {
       const hosts = t.switches * t.hostsPerSwitch;
-      return { hosts, switches: t.switches, cables: hosts + t.switches, maxHops: t.switches + 1, maxRateBps: t.linkRate, hostField: ['topology', 'switches'] };
+      return {
+        hosts,
+        switches: t.switches,
+        cables: hosts + t.switches,
+        maxHops: t.switches + 1,
+        maxRateBps: t.linkRate,
+        hostField: ['topology', 'switches'],
+      };
     }
   }
 }
@@ -111,20 +146,37 @@ function workloadShape(scenario: Scenario, w: ScenarioWorkload, index: number, h
   const base = { index, kind: w.kind, transport };
   switch (w.kind) {
     case 'incast':
-      return { ...base, parties: typeof w.senders === 'number' ? w.senders : w.senders.length, partiesAreHosts: false, sizeBytes: w.blockSize, repeats: w.rounds };
+      return {
+        ...base,
+        parties: typeof w.senders === 'number' ? w.senders : w.senders.length,
+        partiesAreHosts: false,
+        sizeBytes: w.blockSize,
+        repeats: w.rounds,
+      };
     case 'flow':
       return { ...base, parties: 1, partiesAreHosts: false, sizeBytes: w.size, repeats: 1 };
     case 'permutation':
       return { ...base, parties: hosts, partiesAreHosts: true, sizeBytes: w.size, repeats: 1 };
     default: {
       const parties = w.ranks === undefined ? hosts : typeof w.ranks === 'number' ? w.ranks : w.ranks.length;
-      return { ...base, parties, partiesAreHosts: w.ranks === undefined, sizeBytes: w.size, repeats: w.iterations };
+      return {
+        ...base,
+        parties,
+        partiesAreHosts: w.ranks === undefined,
+        sizeBytes: w.size,
+        repeats: w.iterations,
+      };
     }
   }
 }
 
 /** Messages, their size, connections and (rank, iteration) pairs of one workload. */
-function workloadCounts(w: WorkloadShape): { messages: number; messageBytes: number; connections: number; rankIterations: number } {
+function workloadCounts(w: WorkloadShape): {
+  messages: number;
+  messageBytes: number;
+  connections: number;
+  rankIterations: number;
+} {
   const n = w.parties;
   switch (w.kind) {
     case 'incast':
@@ -136,7 +188,12 @@ function workloadCounts(w: WorkloadShape): { messages: number; messageBytes: num
     default: {
       const chunk = chunkBytesOf(w.sizeBytes, n);
       const perRank = stepsPerIteration(w.kind, n);
-      return { messages: n * perRank * w.repeats, messageBytes: chunk, connections: w.kind === 'alltoall' ? n * (n - 1) : n, rankIterations: n * w.repeats };
+      return {
+        messages: n * perRank * w.repeats,
+        messageBytes: chunk,
+        connections: w.kind === 'alltoall' ? n * (n - 1) : n,
+        rankIterations: n * w.repeats,
+      };
     }
   }
 }
@@ -183,23 +240,39 @@ function packetEstimate(scenario: Scenario, topo: TopologyShape, shapes: Workloa
     return e;
   });
   // Within maxTime no link sends more than back-to-back MTU frames (and as many ACKs on the way back).
-  const hopsPerSecond = (links * topo.maxRateBps) / (8 * Math.max(1, mtuWire)) * (1 + ackShare);
+  const hopsPerSecond = ((links * topo.maxRateBps) / (8 * Math.max(1, mtuWire))) * (1 + ackShare);
   const bound = EVENTS_PER_PACKET_HOP * hopsPerSecond * scenario.sim.maxTime;
   const work = Math.min(events, bound);
   // Messages and iterations are recorded as they happen: only the share maxTime lets happen counts.
   const share = events > 0 ? work / events : 0;
-  const heap = BYTES.base[0] + topologyHeap + connections * BYTES.connection[0] + share * (messages * BYTES.message[0] + rankIterations * BYTES.rankIteration[0]);
+  const heap =
+    BYTES.base[0] +
+    topologyHeap +
+    connections * BYTES.connection[0] +
+    share * (messages * BYTES.message[0] + rankIterations * BYTES.rankIteration[0]);
   const typed = topologyTyped + share * rankIterations * BYTES.rankIteration[1];
-  return { work, workUnit: 'events', memoryBytes: heap + typed, heapBytes: heap, byWorkload: byWorkload.map((e) => e * share), topologyBytes: topologyHeap + topologyTyped };
+  return {
+    work,
+    workUnit: 'events',
+    memoryBytes: heap + typed,
+    heapBytes: heap,
+    byWorkload: byWorkload.map((e) => e * share),
+    topologyBytes: topologyHeap + topologyTyped,
+  };
 }
 
 /**
  * Whether fluid mode runs this scenario on the engine's arithmetic ring (fluid-ring-fast-path.ts):
  * one ring all_reduce or all_gather, once, without compute, of at least `minTransfers` chunk transfers.
  */
-export function fluidRingFastPath(scenario: Scenario, hosts: number, minTransfers: number = FLUID_FAST_PATH_MIN_TRANSFERS): boolean {
+export function fluidRingFastPath(
+  scenario: Scenario,
+  hosts: number,
+  minTransfers: number = FLUID_FAST_PATH_MIN_TRANSFERS,
+): boolean {
   const w = scenario.workloads[0];
-  if (scenario.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather')) return false;
+  if (scenario.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather'))
+    return false;
   if (w.iterations !== 1 || (w.compute?.mean ?? 0) > 0 || w.start > 0) return false;
   const ranks = w.ranks === undefined ? hosts : typeof w.ranks === 'number' ? w.ranks : w.ranks.length;
   return ranks * stepsPerIteration(w.kind, ranks) >= minTransfers;
@@ -223,10 +296,22 @@ function fluidEstimate(scenario: Scenario, topo: TopologyShape, shapes: Workload
   });
   const heap = BYTES.base[0] + topologyHeap + transfers * heapFlow;
   const typed = topologyTyped + transfers * typedFlow;
-  return { work: transfers, workUnit: 'chunk transfers', memoryBytes: heap + typed, heapBytes: heap, byWorkload, topologyBytes: topologyHeap + topologyTyped };
+  return {
+    work: transfers,
+    workUnit: 'chunk transfers',
+    memoryBytes: heap + typed,
+    heapBytes: heap,
+    byWorkload,
+    topologyBytes: topologyHeap + topologyTyped,
+  };
 }
 
-function estimateShapes(scenario: Scenario, mode: WorkMode, topo: TopologyShape, shapes: WorkloadShape[]): WorkEstimate {
+function estimateShapes(
+  scenario: Scenario,
+  mode: WorkMode,
+  topo: TopologyShape,
+  shapes: WorkloadShape[],
+): WorkEstimate {
   return mode === 'fluid' ? fluidEstimate(scenario, topo, shapes) : packetEstimate(scenario, topo, shapes);
 }
 
@@ -243,8 +328,14 @@ function formatCount(value: number): string {
 }
 
 function formatBytes(bytes: number): string {
-  const units: [string, number][] = [['PiB', 2 ** 50], ['TiB', 2 ** 40], ['GiB', 2 ** 30], ['MiB', 2 ** 20]];
-  for (const [unit, factor] of units) if (bytes >= factor) return `${Number((bytes / factor).toPrecision(2))} ${unit}`;
+  const units: [string, number][] = [
+    ['PiB', 2 ** 50],
+    ['TiB', 2 ** 40],
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+  ];
+  for (const [unit, factor] of units)
+    if (bytes >= factor) return `${Number((bytes / factor).toPrecision(2))} ${unit}`;
   return `${Math.round(bytes)} B`;
 }
 
@@ -268,13 +359,21 @@ export function checkWork(scenario: Scenario, mode: WorkMode, locate: Locate): v
   const heapLimit = heapLimitBytes();
   const workLimit = mode === 'fluid' ? WORK_LIMITS.fluidTransfers : WORK_LIMITS.events;
   const checks: Exceeded[] = [
-    { measure: (e) => e.memoryBytes, text: (v) => `${formatBytes(v)} of memory`, limit: formatBytes(WORK_LIMITS.memoryBytes) },
+    {
+      measure: (e) => e.memoryBytes,
+      text: (v) => `${formatBytes(v)} of memory`,
+      limit: formatBytes(WORK_LIMITS.memoryBytes),
+    },
     {
       measure: (e) => e.heapBytes,
       text: (v) => `${formatBytes(v)} of JavaScript heap`,
       limit: `${formatBytes(heapLimit)} (node's heap limit; NODE_OPTIONS=--max-old-space-size=MiB raises it)`,
     },
-    { measure: (e) => e.work, text: (v) => `${formatCount(v)} ${estimate.workUnit}`, limit: `${formatCount(workLimit)} ${estimate.workUnit}` },
+    {
+      measure: (e) => e.work,
+      text: (v) => `${formatCount(v)} ${estimate.workUnit}`,
+      limit: `${formatCount(workLimit)} ${estimate.workUnit}`,
+    },
   ];
   const limits = [WORK_LIMITS.memoryBytes, heapLimit, workLimit];
   checks.forEach((check, i) => {
@@ -282,7 +381,11 @@ export function checkWork(scenario: Scenario, mode: WorkMode, locate: Locate): v
     const limit = limits[i] as number;
     if (!(value > limit)) return;
     const path = blame(scenario, mode, topo, shapes, estimate, check.measure, i === 2);
-    throw semanticError(locate(path), path, `asks for about ${check.text(value)}; the limit is ${check.limit}`);
+    throw semanticError(
+      locate(path),
+      path,
+      `asks for about ${check.text(value)}; the limit is ${check.limit}`,
+    );
   });
 }
 
@@ -296,14 +399,22 @@ function blame(
   isWork: boolean,
 ): (string | number)[] {
   const candidates: { path: (string | number)[]; value: number }[] = [];
-  const tryReduced = (path: (string | number)[], topoPatch: Partial<TopologyShape>, change: (w: WorkloadShape) => WorkloadShape): void => {
+  const tryReduced = (
+    path: (string | number)[],
+    topoPatch: Partial<TopologyShape>,
+    change: (w: WorkloadShape) => WorkloadShape,
+  ): void => {
     const smallTopo = { ...topo, ...topoPatch };
     const reduced = shapes.map(change);
     candidates.push({ path, value: measure(estimateShapes(scenario, mode, smallTopo, reduced)) });
   };
   // The topology by itself, then the workload that costs the most.
   const topologyDominates = !isWork && estimate.topologyBytes > 0.5 * measure(estimate);
-  const smallHosts = { hosts: 2, cables: Math.min(topo.cables, 2 + topo.switches), switches: Math.min(topo.switches, 2) };
+  const smallHosts = {
+    hosts: 2,
+    cables: Math.min(topo.cables, 2 + topo.switches),
+    switches: Math.min(topo.switches, 2),
+  };
   const hostsPatch = (w: WorkloadShape): WorkloadShape => (w.partiesAreHosts ? { ...w, parties: 2 } : w);
   if (topologyDominates) return topo.hostField;
   let dominant = 0;
@@ -313,12 +424,16 @@ function blame(
   const w = shapes[dominant];
   if (!w) return topo.hostField;
   const at = (field: string): (string | number)[] => ['workloads', w.index, field];
-  const only = (patch: Partial<WorkloadShape>) => (x: WorkloadShape): WorkloadShape => (x.index === w.index ? { ...x, ...patch } : x);
+  const only =
+    (patch: Partial<WorkloadShape>) =>
+    (x: WorkloadShape): WorkloadShape =>
+      x.index === w.index ? { ...x, ...patch } : x;
   if (w.repeats > 1) tryReduced(at(w.kind === 'incast' ? 'rounds' : 'iterations'), {}, only({ repeats: 1 }));
   if (w.sizeBytes > 1) tryReduced(at(w.kind === 'incast' ? 'blockSize' : 'size'), {}, only({ sizeBytes: 1 }));
   if (w.kind === 'incast' && w.parties > 1) tryReduced(at('senders'), {}, only({ parties: 1 }));
   if (w.partiesAreHosts) tryReduced(topo.hostField, smallHosts, hostsPatch);
-  else if (w.kind !== 'incast' && w.kind !== 'flow' && w.parties > 2) tryReduced(at('ranks'), {}, only({ parties: 2 }));
+  else if (w.kind !== 'incast' && w.kind !== 'flow' && w.parties > 2)
+    tryReduced(at('ranks'), {}, only({ parties: 2 }));
   let best = candidates[0];
   for (const c of candidates) if (best && c.value < best.value) best = c;
   return best?.path ?? topo.hostField;

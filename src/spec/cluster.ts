@@ -29,9 +29,19 @@ export const IntraNodeSchema = specObject({
 
 export const ClusterSchema = specObject({
   nodes: z.number().int().positive().max(MAX_NODES, `expected at most ${MAX_NODES} nodes`),
-  gpusPerNode: z.number().int().positive().max(MAX_GPUS_PER_NODE, `expected at most ${MAX_GPUS_PER_NODE} GPUs per node`).default(8),
+  gpusPerNode: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_GPUS_PER_NODE, `expected at most ${MAX_GPUS_PER_NODE} GPUs per node`)
+    .default(8),
   /** Defaults to one NIC per GPU, as on DGX/HGX systems. */
-  nicsPerNode: z.number().int().positive().max(MAX_NICS_PER_NODE, `expected at most ${MAX_NICS_PER_NODE} NICs per node`).optional(),
+  nicsPerNode: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_NICS_PER_NODE, `expected at most ${MAX_NICS_PER_NODE} NICs per node`)
+    .optional(),
   gpu: presetOrInline('GPU', GpuSchema).default('h100-sxm'),
   fabric: presetOrInline('fabric', FabricSchema).default('roce-400g'),
   intraNode: IntraNodeSchema.default({}),
@@ -47,7 +57,10 @@ export const ClusterSchema = specObject({
    * The NCCL version whose tuning the model applies (X.Y or X.Y.Z, as NCCL's log prints `NCCL version 2.21.5`).
    * Default: the newest the model encodes (src/core/nccl-version.ts DEFAULT_NCCL_VERSION).
    */
-  ncclVersion: z.string().regex(NCCL_VERSION_FORM, 'expected an NCCL version X.Y such as 2.25 (or X.Y.Z)').optional(),
+  ncclVersion: z
+    .string()
+    .regex(NCCL_VERSION_FORM, 'expected an NCCL version X.Y such as 2.25 (or X.Y.Z)')
+    .optional(),
 });
 export type ClusterInput = z.input<typeof ClusterSchema>;
 export type ClusterFileSpec = z.output<typeof ClusterSchema>;

@@ -44,7 +44,12 @@ export const TrainingTechniquesSchema = specObject({
    */
   shardBucketBytes: z.number().int().positive().optional(),
 });
-export const TRAINING_TECHNIQUE_DEFAULTS = { activationRecompute: 'none', pipelineInterleave: 1, sequenceParallel: false, tpCommOverlap: 0 } as const;
+export const TRAINING_TECHNIQUE_DEFAULTS = {
+  activationRecompute: 'none',
+  pipelineInterleave: 1,
+  sequenceParallel: false,
+  tpCommOverlap: 0,
+} as const;
 
 export const JobSchema = specObject({
   name: z.string().default('job'),
@@ -64,7 +69,11 @@ export const JobSchema = specObject({
   /** Achievable fraction of the GPU's dense peak on this model's kernels (MFU without communication). */
   computeEfficiency: z.number().positive().max(1).default(0.55),
   /** PyTorch DDP gradient bucket (bytes): each bucket is one all_reduce. */
-  gradientBucketBytes: z.number().int().positive().default(25 * 1024 * 1024),
+  gradientBucketBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   training: TrainingTechniquesSchema.default(TRAINING_TECHNIQUE_DEFAULTS),
   stragglers: StragglerSchema.default({ jitterCv: 0.03, method: 'order-statistics', samples: 2000, seed: 1 }),
 });

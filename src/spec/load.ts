@@ -1,7 +1,14 @@
 /** Job and cluster files: read, validate, resolve, all errors at their `file:line:col`. */
 import { ClusterSchema } from './cluster.js';
 import { JobSchema, type JobFileSpec } from './job.js';
-import { resolveCluster, resolveJob, type Cluster, type ClusterOverrides, type Job, type JobOverrides } from './resolve.js';
+import {
+  resolveCluster,
+  resolveJob,
+  type Cluster,
+  type ClusterOverrides,
+  type Job,
+  type JobOverrides,
+} from './resolve.js';
 import { loadYamlFile, parseYaml, type LoadedYaml } from './yaml-loader.js';
 
 export interface LoadedJob {

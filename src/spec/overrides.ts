@@ -45,7 +45,11 @@ const NESTED: Record<OverrideScope, Record<string, ObjectShape>> = {
   fabric: { tcp: TcpBehaviourSchema },
   cluster: { intraNode: IntraNodeSchema },
 };
-const ROOT: Record<OverrideScope, ObjectShape> = { gpu: GpuSchema, fabric: FabricSchema, cluster: ClusterSchema };
+const ROOT: Record<OverrideScope, ObjectShape> = {
+  gpu: GpuSchema,
+  fabric: FabricSchema,
+  cluster: ClusterSchema,
+};
 
 type FieldKind =
   | { kind: 'number'; unit?: UnitKind }
@@ -195,19 +199,31 @@ function unknownField(flag: string, scope: OverrideScope, field: string, known: 
 export function parseFieldOverride(text: string, flag = '--set'): FieldOverride {
   const match = /^\s*([A-Za-z]+)\.([A-Za-z][\w.]*)\s*=(.*)$/s.exec(text);
   if (!match) {
-    throw new UsageError(`invalid ${flag}: "${text}" (expected SCOPE.FIELD=VALUE with SCOPE one of ${OVERRIDE_SCOPES.join(', ')}, e.g. gpu.pcieGen=4)`);
+    throw new UsageError(
+      `invalid ${flag}: "${text}" (expected SCOPE.FIELD=VALUE with SCOPE one of ${OVERRIDE_SCOPES.join(', ')}, e.g. gpu.pcieGen=4)`,
+    );
   }
   const scopeText = (match[1] ?? '').toLowerCase();
   const scope = OVERRIDE_SCOPES.find((candidate) => candidate === scopeText);
-  if (!scope) throw new UsageError(`invalid ${flag}: "${text}" (the scope "${match[1] ?? ''}" is none of ${OVERRIDE_SCOPES.join(', ')})`);
+  if (!scope)
+    throw new UsageError(
+      `invalid ${flag}: "${text}" (the scope "${match[1] ?? ''}" is none of ${OVERRIDE_SCOPES.join(', ')})`,
+    );
   const field = match[2] ?? '';
   const raw = (match[3] ?? '').trim();
   const fields = settableFields(scope);
   const info = fields.find((candidate) => candidate.field === field);
-  if (!info) return unknownField(flag, scope, field, fields.map((candidate) => candidate.field));
+  if (!info)
+    return unknownField(
+      flag,
+      scope,
+      field,
+      fields.map((candidate) => candidate.field),
+    );
   const name = `${flag} ${scope}.${field}`;
   const value = raw === '' ? undefined : readValue(raw, info.type);
-  if (value === undefined) throw new UsageError(`${name}: invalid value "${raw}" (expected ${describeKind(info.type)})`);
+  if (value === undefined)
+    throw new UsageError(`${name}: invalid value "${raw}" (expected ${describeKind(info.type)})`);
   const checked = info.schema.safeParse(value);
   if (!checked.success) {
     const reason = checked.error.issues[0]?.message ?? 'out of range';
@@ -236,12 +252,16 @@ export const hasFieldOverrides = (fields: FieldOverrides | undefined): boolean =
   fields !== undefined && OVERRIDE_SCOPES.some((scope) => Object.keys(fields[scope]).length > 0);
 
 /** `gpu.pcieGen=4`, `fabric.tcp.rttUs=30`: the overrides of one scope (or all) as the flags spelled them. */
-export function describeFieldOverrides(fields: FieldOverrides, scopes: readonly OverrideScope[] = OVERRIDE_SCOPES): string[] {
+export function describeFieldOverrides(
+  fields: FieldOverrides,
+  scopes: readonly OverrideScope[] = OVERRIDE_SCOPES,
+): string[] {
   const out: string[] = [];
   for (const scope of scopes) {
     for (const [key, value] of Object.entries(fields[scope])) {
       if (value !== null && typeof value === 'object') {
-        for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) out.push(`${scope}.${key}.${inner}=${String(innerValue)}`);
+        for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>))
+          out.push(`${scope}.${key}.${inner}=${String(innerValue)}`);
       } else {
         out.push(`${scope}.${key}=${String(value)}`);
       }
@@ -253,7 +273,9 @@ export function describeFieldOverrides(fields: FieldOverrides, scopes: readonly 
 function failMerged(what: string, error: z.ZodError): never {
   const issue = error.issues[0];
   const path = issue?.path.map(String).join('.') ?? '';
-  throw new UsageError(`${what}${path ? `.${path}` : ''} after the overrides: ${issue?.message ?? 'invalid'}`);
+  throw new UsageError(
+    `${what}${path ? `.${path}` : ''} after the overrides: ${issue?.message ?? 'invalid'}`,
+  );
 }
 
 /** A GPU with fields replaced, checked as a whole. */
@@ -269,14 +291,21 @@ export function applyGpuOverrides(gpu: GpuSpec, fields: Record<string, unknown>)
  * without TCP behaviour (RDMA) refuses `tcp.*`, unless `tcpWhereTcp` (one override over several
  * fabrics, as `compare`): then `tcp.*` changes the TCP fabrics only.
  */
-export function applyFabricOverrides(fabric: FabricSpec, fields: Record<string, unknown>, options: { tcpWhereTcp?: boolean } = {}): FabricSpec {
+export function applyFabricOverrides(
+  fabric: FabricSpec,
+  fields: Record<string, unknown>,
+  options: { tcpWhereTcp?: boolean } = {},
+): FabricSpec {
   if (Object.keys(fields).length === 0) return fabric;
   const { tcp: tcpValue, ...plain } = fields;
   const tcpFields = tcpValue as Record<string, unknown> | undefined;
   if (tcpFields !== undefined && fabric.tcp === undefined && options.tcpWhereTcp !== true) {
-    throw new UsageError(`--set fabric.tcp.${Object.keys(tcpFields)[0] ?? ''}: fabric ${fabric.id} (${fabric.transport}) has no TCP behaviour to change`);
+    throw new UsageError(
+      `--set fabric.tcp.${Object.keys(tcpFields)[0] ?? ''}: fabric ${fabric.id} (${fabric.transport}) has no TCP behaviour to change`,
+    );
   }
-  const tcp = tcpFields !== undefined && fabric.tcp !== undefined ? { tcp: { ...fabric.tcp, ...tcpFields } } : {};
+  const tcp =
+    tcpFields !== undefined && fabric.tcp !== undefined ? { tcp: { ...fabric.tcp, ...tcpFields } } : {};
   if (Object.keys(plain).length === 0 && Object.keys(tcp).length === 0) return fabric;
   const merged = { ...fabric, ...plain, ...tcp };
   const parsed = FabricSchema.safeParse(merged);

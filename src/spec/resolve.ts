@@ -90,13 +90,18 @@ export interface ClusterOverrides {
  * `--set cluster.nodes=4` and friends folded into the overrides they mean; a dedicated flag (`--nodes`)
  * wins over a `--set` of the same field. What stays in `cluster` are the fields only the file has.
  */
-function foldClusterFields(overrides: ClusterOverrides): { overrides: ClusterOverrides; cluster: Record<string, unknown> } {
-  const { nodes, gpusPerNode, nicsPerNode, gpuDirectRdma, ncclVersion, ...rest } = overrides.fields?.cluster ?? {};
+function foldClusterFields(overrides: ClusterOverrides): {
+  overrides: ClusterOverrides;
+  cluster: Record<string, unknown>;
+} {
+  const { nodes, gpusPerNode, nicsPerNode, gpuDirectRdma, ncclVersion, ...rest } =
+    overrides.fields?.cluster ?? {};
   const folded: ClusterOverrides = { ...overrides };
   if (folded.nodes === undefined && typeof nodes === 'number') folded.nodes = nodes;
   if (folded.gpusPerNode === undefined && typeof gpusPerNode === 'number') folded.gpusPerNode = gpusPerNode;
   if (folded.nicsPerNode === undefined && typeof nicsPerNode === 'number') folded.nicsPerNode = nicsPerNode;
-  if (folded.gpuDirectRdma === undefined && typeof gpuDirectRdma === 'boolean') folded.gpuDirectRdma = gpuDirectRdma;
+  if (folded.gpuDirectRdma === undefined && typeof gpuDirectRdma === 'boolean')
+    folded.gpuDirectRdma = gpuDirectRdma;
   if (folded.ncclVersion === undefined && typeof ncclVersion === 'string') folded.ncclVersion = ncclVersion;
   return { overrides: folded, cluster: rest };
 }
@@ -105,28 +110,50 @@ function foldClusterFields(overrides: ClusterOverrides): { overrides: ClusterOve
  * The GPUs of a node talk over NVLink unless the GPU has none (nvlinkBandwidthGBps 0: PCIe cards),
  * then over PCIe. Asking for NVLink on such a GPU is an error at `intraNode.kind`.
  */
-function intraNodeKindFor(gpu: GpuSpec, asked: 'nvlink' | 'pcie' | undefined, fail: (message: string) => never): 'nvlink' | 'pcie' {
+function intraNodeKindFor(
+  gpu: GpuSpec,
+  asked: 'nvlink' | 'pcie' | undefined,
+  fail: (message: string) => never,
+): 'nvlink' | 'pcie' {
   const hasNvlink = gpu.nvlinkBandwidthGBps > 0;
-  if (asked === 'nvlink' && !hasNvlink) fail(`nvlink, but GPU ${gpu.id} has no NVLink (nvlinkBandwidthGBps 0); use kind: pcie or leave intraNode.kind out`);
+  if (asked === 'nvlink' && !hasNvlink)
+    fail(
+      `nvlink, but GPU ${gpu.id} has no NVLink (nvlinkBandwidthGBps 0); use kind: pcie or leave intraNode.kind out`,
+    );
   return asked ?? (hasNvlink ? 'nvlink' : 'pcie');
 }
 
-export function resolveCluster(fileSpec: ClusterFileSpec, given: ClusterOverrides = {}, locate?: Locate, basePath: (string | number)[] = []): Cluster {
+export function resolveCluster(
+  fileSpec: ClusterFileSpec,
+  given: ClusterOverrides = {},
+  locate?: Locate,
+  basePath: (string | number)[] = [],
+): Cluster {
   const { overrides, cluster: clusterFields } = foldClusterFields(given);
   const { intraNode: intraNodeFields, ...scalarFields } = clusterFields;
   const spec: ClusterFileSpec = {
     ...fileSpec,
     ...(scalarFields as Partial<ClusterFileSpec>),
-    intraNode: { ...fileSpec.intraNode, ...(intraNodeFields as Partial<ClusterFileSpec['intraNode']> | undefined) },
+    intraNode: {
+      ...fileSpec.intraNode,
+      ...(intraNodeFields as Partial<ClusterFileSpec['intraNode']> | undefined),
+    },
   };
-  const presetFabric = overrides.fabric !== undefined ? resolveFabric(overrides.fabric) : withLocation(locate, [...basePath, 'fabric'], () => resolveFabric(spec.fabric));
-  const presetGpu = overrides.gpu !== undefined ? resolveGpu(overrides.gpu) : withLocation(locate, [...basePath, 'gpu'], () => resolveGpu(spec.gpu));
+  const presetFabric =
+    overrides.fabric !== undefined
+      ? resolveFabric(overrides.fabric)
+      : withLocation(locate, [...basePath, 'fabric'], () => resolveFabric(spec.fabric));
+  const presetGpu =
+    overrides.gpu !== undefined
+      ? resolveGpu(overrides.gpu)
+      : withLocation(locate, [...basePath, 'gpu'], () => resolveGpu(spec.gpu));
   const fabric = applyFabricOverrides(presetFabric, overrides.fields?.fabric ?? {}, { tcpWhereTcp: true });
   const gpu = applyGpuOverrides(presetGpu, overrides.fields?.gpu ?? {});
   const gpusPerNode = overrides.gpusPerNode ?? spec.gpusPerNode;
   const kindPath = [...basePath, 'intraNode', 'kind'];
   const intraNodeKind = intraNodeKindFor(gpu, spec.intraNode.kind, (message) => {
-    if ((intraNodeFields as { kind?: unknown } | undefined)?.kind !== undefined) throw new UsageError(`--set cluster.intraNode.kind: ${message}`);
+    if ((intraNodeFields as { kind?: unknown } | undefined)?.kind !== undefined)
+      throw new UsageError(`--set cluster.intraNode.kind: ${message}`);
     if (locate) throw semanticError(locate(kindPath), kindPath, message);
     throw new UsageError(`${kindPath.join('.')}: ${message}`);
   });
@@ -142,7 +169,9 @@ export function resolveCluster(fileSpec: ClusterFileSpec, given: ClusterOverride
     topology: spec.topology,
     gpuDirectRdma: (overrides.gpuDirectRdma ?? spec.gpuDirectRdma ?? true) && fabric.gpuDirectRdma,
     hostMemoryBandwidthGBps: spec.hostMemoryBandwidthGBps,
-    ...((overrides.ncclVersion ?? spec.ncclVersion) !== undefined ? { ncclVersion: overrides.ncclVersion ?? spec.ncclVersion } : {}),
+    ...((overrides.ncclVersion ?? spec.ncclVersion) !== undefined
+      ? { ncclVersion: overrides.ncclVersion ?? spec.ncclVersion }
+      : {}),
     ...(overrides.bandwidthBps !== undefined ? { bandwidthBps: overrides.bandwidthBps } : {}),
   };
 }
@@ -170,12 +199,17 @@ export function resolveJob(spec: JobFileSpec, given: JobOverrides = {}, locate?:
   const nodesChanged = overrides.nodes !== undefined && overrides.nodes !== spec.cluster.nodes;
   let dp = derivedDp;
   if (spec.parallelism.dp !== undefined && !nodesChanged && spec.parallelism.dp !== derivedDp) {
-    fail(['parallelism', 'dp'], `dp ${spec.parallelism.dp} x tp ${tp} x pp ${pp} x cp ${cp} must equal the ${gpus} GPUs of the cluster (dp would be ${derivedDp})`);
+    fail(
+      ['parallelism', 'dp'],
+      `dp ${spec.parallelism.dp} x tp ${tp} x pp ${pp} x cp ${cp} must equal the ${gpus} GPUs of the cluster (dp would be ${derivedDp})`,
+    );
   }
   if (dp < 1) dp = 1;
-  if (model.experts % ep !== 0) fail(['parallelism', 'ep'], `ep ${ep} must divide the model's ${model.experts} experts`);
+  if (model.experts % ep !== 0)
+    fail(['parallelism', 'ep'], `ep ${ep} must divide the model's ${model.experts} experts`);
   if ((dp * cp) % ep !== 0) fail(['parallelism', 'ep'], `ep ${ep} must divide dp x cp = ${dp * cp}`);
-  if (model.heads % tp !== 0) fail(['parallelism', 'tp'], `tp ${tp} must divide the model's ${model.heads} attention heads`);
+  if (model.heads % tp !== 0)
+    fail(['parallelism', 'tp'], `tp ${tp} must divide the model's ${model.heads} attention heads`);
   if (pp > model.layers) fail(['parallelism', 'pp'], `pp ${pp} exceeds the model's ${model.layers} layers`);
 
   let globalBatchSize = spec.globalBatchSize;
@@ -186,7 +220,10 @@ export function resolveJob(spec: JobFileSpec, given: JobOverrides = {}, locate?:
   const sequencesPerReplica = globalBatchSize / dp;
   const microBatches = sequencesPerReplica / spec.microBatchSize;
   if (!Number.isInteger(microBatches) || microBatches < 1) {
-    fail(['globalBatchSize'], `global batch ${globalBatchSize} must be a whole multiple of dp ${dp} x microBatchSize ${spec.microBatchSize}`);
+    fail(
+      ['globalBatchSize'],
+      `global batch ${globalBatchSize} must be a whole multiple of dp ${dp} x microBatchSize ${spec.microBatchSize}`,
+    );
   }
   return {
     name: spec.name,

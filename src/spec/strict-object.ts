@@ -17,7 +17,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j < cols; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1);
       d[i * cols + j] = best;
     }
   }
@@ -62,7 +63,10 @@ export function specObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.
  * A field that names a preset or spells the object out inline. A plain `z.union` reports a partial
  * inline spec as one "Invalid input"; this reports each missing or wrong field of the inline form.
  */
-export function presetOrInline<T extends z.ZodType>(what: string, inline: T): z.ZodType<string | z.output<T>, unknown> {
+export function presetOrInline<T extends z.ZodType>(
+  what: string,
+  inline: T,
+): z.ZodType<string | z.output<T>, unknown> {
   return z.unknown().transform((value, ctx): string | z.output<T> => {
     if (typeof value === 'string') {
       if (value.trim() !== '') return value;
@@ -70,11 +74,17 @@ export function presetOrInline<T extends z.ZodType>(what: string, inline: T): z.
       return z.NEVER;
     }
     if (value === undefined) {
-      ctx.addIssue({ code: 'custom', message: `missing (expected a ${what} preset name or an inline ${what} mapping)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `missing (expected a ${what} preset name or an inline ${what} mapping)`,
+      });
       return z.NEVER;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.addIssue({ code: 'custom', message: `expected a ${what} preset name or an inline ${what} mapping` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a ${what} preset name or an inline ${what} mapping`,
+      });
       return z.NEVER;
     }
     const parsed = inline.safeParse(value, { reportInput: true });
@@ -82,7 +92,9 @@ export function presetOrInline<T extends z.ZodType>(what: string, inline: T): z.
     for (const issue of parsed.error.issues) {
       const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
       const missing = issue.code === 'invalid_type' && issue.input === undefined;
-      const message = missing ? `missing field of the inline ${what} (expected ${issue.expected})` : issue.message;
+      const message = missing
+        ? `missing field of the inline ${what} (expected ${issue.expected})`
+        : issue.message;
       ctx.addIssue({ code: 'custom', path, message });
     }
     return z.NEVER;

@@ -3,7 +3,15 @@
  * Syntax errors come from the yaml parser; schema problems from zod, located through the YAML node
  * at the issue's path (or its nearest existing parent when the field is missing).
  */
-import { LineCounter, isAlias, isCollection, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import {
+  LineCounter,
+  isAlias,
+  isCollection,
+  parseDocument,
+  visit,
+  type Document,
+  type YAMLError,
+} from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../core/errors.js';
 import { readInputFile } from '../core/read-input.js';
@@ -75,7 +83,8 @@ function unclosedOpener(text: string, end: number, opener: '[' | '{'): number | 
     else if (char === '[' || char === '{') open.push({ char, at: i });
     else if (char === ']' || char === '}') open.pop();
   }
-  for (let index = open.length - 1; index >= 0; index--) if (open[index]!.char === opener) return open[index]!.at;
+  for (let index = open.length - 1; index >= 0; index--)
+    if (open[index]!.char === opener) return open[index]!.at;
   return undefined;
 }
 
@@ -120,14 +129,20 @@ function toPlainValue(file: string, document: Document, lines: LineCounter): unk
   } catch (error) {
     if (error instanceof ReferenceError || (error instanceof Error && /alias/i.test(error.message))) {
       const where = firstAliasLocation(file, document, lines);
-      throw new InputError(`${where.file}:${where.line}:${where.col} too many alias expansions (more than ${MAX_ALIAS_COUNT}; an alias bomb?)`);
+      throw new InputError(
+        `${where.file}:${where.line}:${where.col} too many alias expansions (more than ${MAX_ALIAS_COUNT}; an alias bomb?)`,
+      );
     }
     throw error;
   }
 }
 
 /** Parse YAML text and validate it against a zod schema; throw one InputError listing every problem. */
-export function parseYaml<S extends z.ZodType>(text: string, file: string, schema: S): LoadedYaml<z.output<S>> {
+export function parseYaml<S extends z.ZodType>(
+  text: string,
+  file: string,
+  schema: S,
+): LoadedYaml<z.output<S>> {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems: string[] = [];
@@ -154,6 +169,10 @@ export function loadYamlFile<S extends z.ZodType>(path: string, schema: S): Load
 }
 
 /** An error for a value that passed the schema but is inconsistent, located in its file. */
-export function semanticError(where: SourceLocation, path: readonly (string | number)[], message: string): InputError {
+export function semanticError(
+  where: SourceLocation,
+  path: readonly (string | number)[],
+  message: string,
+): InputError {
   return new InputError(`${where.file}:${where.line}:${where.col} ${formatPath(path)}: ${message}`);
 }

@@ -57,7 +57,9 @@ function flattenNumbers(value: unknown, path: string, out: Map<string, number>, 
       let key = String(index);
       if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
         const record = item as Record<string, unknown>;
-        const identity = IDENTITY_KEYS.find((name) => typeof record[name] === 'string' || typeof record[name] === 'number');
+        const identity = IDENTITY_KEYS.find(
+          (name) => typeof record[name] === 'string' || typeof record[name] === 'number',
+        );
         if (identity !== undefined) key = `${identity}=${String(record[identity])}`;
       }
       flattenNumbers(item, `${path}[${key}]`, out, depth + 1);
@@ -72,7 +74,10 @@ function flattenNumbers(value: unknown, path: string, out: Map<string, number>, 
 }
 
 /** Pairs curves of the same op by name; a lone curve on each side pairs with the other whatever the names. */
-function pairCurves(curvesA: BandwidthCurve[], curvesB: BandwidthCurve[]): [BandwidthCurve, BandwidthCurve][] {
+function pairCurves(
+  curvesA: BandwidthCurve[],
+  curvesB: BandwidthCurve[],
+): [BandwidthCurve, BandwidthCurve][] {
   const pairs: [BandwidthCurve, BandwidthCurve][] = [];
   const ops = new Set(curvesA.map((curve) => curve.op));
   for (const op of ops) {
@@ -83,7 +88,8 @@ function pairCurves(curvesA: BandwidthCurve[], curvesB: BandwidthCurve[]): [Band
       return match ? [[curveA, match] as [BandwidthCurve, BandwidthCurve]] : [];
     });
     if (named.length > 0) pairs.push(...named);
-    else if (sideA.length === 1 && sideB.length === 1 && sideA[0] && sideB[0]) pairs.push([sideA[0], sideB[0]]);
+    else if (sideA.length === 1 && sideB.length === 1 && sideA[0] && sideB[0])
+      pairs.push([sideA[0], sideB[0]]);
   }
   return pairs;
 }
@@ -114,28 +120,36 @@ function describeCurves(curves: BandwidthCurve[]): string {
   return curves
     .map((curve) => {
       const sizes = curve.points.map((point) => point.sizeBytes);
-      return sizes.length === 0 ? `${curve.op} with no sizes` : `${curve.op} ${Math.min(...sizes)} to ${Math.max(...sizes)} B`;
+      return sizes.length === 0
+        ? `${curve.op} with no sizes`
+        : `${curve.op} ${Math.min(...sizes)} to ${Math.max(...sizes)} B`;
     })
     .join(', ');
 }
 
 export function diffResults(a: ResultEnvelope<unknown>, b: ResultEnvelope<unknown>): ResultDiff {
   if (!sameKind(a.kind, b.kind)) {
-    throw new InputError(`cannot diff a ${a.kind} result with a ${b.kind} result: diff compares two results of the same kind`);
+    throw new InputError(
+      `cannot diff a ${a.kind} result with a ${b.kind} result: diff compares two results of the same kind`,
+    );
   }
   const curvesA = bandwidthCurves(a);
   const curvesB = bandwidthCurves(b);
   const busbw = pairCurves(curvesA, curvesB).flatMap(([curveA, curveB]) => compareCurves(curveA, curveB));
   // Bandwidth results with no op and size in common compare nothing: saying "no regression" would be a wrong answer.
   if ((curvesA.length > 0 || curvesB.length > 0) && busbw.length === 0) {
-    throw new InputError(`cannot diff these ${a.kind} results: no op and message size is in both (first: ${describeCurves(curvesA)}; second: ${describeCurves(curvesB)})`);
+    throw new InputError(
+      `cannot diff these ${a.kind} results: no op and message size is in both (first: ${describeCurves(curvesA)}; second: ${describeCurves(curvesB)})`,
+    );
   }
   const numbersA = new Map<string, number>();
   const numbersB = new Map<string, number>();
   flattenNumbers(a.metrics, '', numbersA);
   flattenNumbers(b.metrics, '', numbersB);
   if (busbw.length === 0 && ![...numbersA.keys()].some((path) => numbersB.has(path))) {
-    throw new InputError(`cannot diff these ${a.kind} results: they share no numeric metric (${numbersA.size} and ${numbersB.size} metric(s), none at the same place)`);
+    throw new InputError(
+      `cannot diff these ${a.kind} results: they share no numeric metric (${numbersA.size} and ${numbersB.size} metric(s), none at the same place)`,
+    );
   }
   const changes: MetricChange[] = [];
   let unchangedMetrics = 0;
@@ -146,7 +160,12 @@ export function diffResults(a: ResultEnvelope<unknown>, b: ResultEnvelope<unknow
       unchangedMetrics += 1;
       continue;
     }
-    changes.push({ path, a: valueA, b: valueB, changePercent: valueA === 0 ? null : ((valueB - valueA) / Math.abs(valueA)) * 100 });
+    changes.push({
+      path,
+      a: valueA,
+      b: valueB,
+      changePercent: valueA === 0 ? null : ((valueB - valueA) / Math.abs(valueA)) * 100,
+    });
   }
   return {
     kind: a.kind,

@@ -35,7 +35,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: 'who saved what and when: tool version, envelope schema version, save time, a one-line label',
+    description:
+      'who saved what and when: tool version, envelope schema version, save time, a one-line label',
     up(db) {
       db.exec(`
         ALTER TABLE runs ADD COLUMN saved_at TEXT;
@@ -60,7 +61,10 @@ export const MIGRATIONS: readonly Migration[] = [
         } catch {
           parsed = undefined;
         }
-        const envelope = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+        const envelope = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<
+          string,
+          unknown
+        >;
         const tool = envelope.tool as { version?: unknown } | undefined;
         update.run(
           row.created_at,

@@ -49,28 +49,33 @@ function loadDriver(): typeof BetterSqlite3 {
 }
 
 function sqliteCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 /** Turns SQLite's own failures into the contract's errors: not a database is bad input (2), locks and disks are environment (3). */
 export function storeError(path: string, error: unknown): Error {
   const code = sqliteCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return new InputError(`${path}: not an aifabric results database (${message})`);
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT')
+    return new InputError(`${path}: not an aifabric results database (${message})`);
   if (code?.startsWith('SQLITE_')) return new EnvironmentError(`${path}: ${message}`, { cause: error });
   return error instanceof Error ? error : new Error(message);
 }
 
 function tableNames(db: SqliteDatabase): string[] {
-  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map(
-    (row) => row.name,
-  );
+  return (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+      name: string;
+    }[]
+  ).map((row) => row.name);
 }
 
 function checkOwnership(path: string, db: SqliteDatabase, version: number): void {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   if (applicationId !== 0 && applicationId !== STORE_APPLICATION_ID) {
-    throw new InputError(`${path}: an SQLite database of another application (application_id ${applicationId}), not an aifabric store`);
+    throw new InputError(
+      `${path}: an SQLite database of another application (application_id ${applicationId}), not an aifabric store`,
+    );
   }
   // Version 0 with tables of its own is someone else's database: never add ours beside them.
   if (version === 0 && tableNames(db).length > 0) {
@@ -120,19 +125,30 @@ export function openDatabase(path: string, options: OpenStoreOptions = {}): Sqli
       if (!isBusy(cause)) throw error;
       // Bounded: past the busy timeout the lock holder is stuck or long-running; say so (exit 3).
       if (Date.now() >= deadline) {
-        throw new EnvironmentError(`${path}: the results database stayed locked by another process for ${(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS) / 1000} s`, { cause });
+        throw new EnvironmentError(
+          `${path}: the results database stayed locked by another process for ${(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS) / 1000} s`,
+          { cause },
+        );
       }
       // Synchronous back-off (the store API is synchronous, as better-sqlite3's is).
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(200, 10 * 2 ** Math.min(attempt, 4)));
+      Atomics.wait(
+        new Int32Array(new SharedArrayBuffer(4)),
+        0,
+        0,
+        Math.min(200, 10 * 2 ** Math.min(attempt, 4)),
+      );
     }
   }
 }
 
 function openDatabaseOnce(path: string, options: OpenStoreOptions): SqliteDatabase {
   if (options.mustExist && !existsSync(path)) {
-    throw new InputError(`no results database at ${path} (save results with --save, or point --db / AIFABRIC_DB at one)`);
+    throw new InputError(
+      `no results database at ${path} (save results with --save, or point --db / AIFABRIC_DB at one)`,
+    );
   }
-  if (options.mustExist && statSync(path).isDirectory()) throw new InputError(`${path}: a folder, not a results database`);
+  if (options.mustExist && statSync(path).isDirectory())
+    throw new InputError(`${path}: a folder, not a results database`);
   // A writer may create the file but never its folder: a missing or unwritable folder is one clear line (exit 2 or 3), not SQLite's own error.
   if (!options.mustExist && path !== ':memory:') checkOutputFile(path, { createParents: false });
   const Database = loadDriver();

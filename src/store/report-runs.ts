@@ -33,7 +33,10 @@ export function runsForReport(store: RunStore, selection: ReportRunsSelection): 
       .list({ ...(selection.kind !== undefined ? { kind: selection.kind } : {}), limit: selection.last })
       .map((run) => run.id)
       .reverse();
-  if (ids.length === 0) throw new InputError(`no runs${selection.kind !== undefined ? ` of kind ${selection.kind}` : ''} in ${store.path} (save results with --save)`);
+  if (ids.length === 0)
+    throw new InputError(
+      `no runs${selection.kind !== undefined ? ` of kind ${selection.kind}` : ''} in ${store.path} (save results with --save)`,
+    );
   const found: ReportRuns = { items: [], runIds: [], warnings: [] };
   for (const id of ids) {
     let envelope: ResultEnvelope;
@@ -49,6 +52,7 @@ export function runsForReport(store: RunStore, selection: ReportRunsSelection): 
     found.items.push({ envelope, ref: `#${id}` });
     found.runIds.push(id);
   }
-  if (found.items.length === 0) throw new InputError(`nothing to report: every run read from ${store.path} is corrupt`);
+  if (found.items.length === 0)
+    throw new InputError(`nothing to report: every run read from ${store.path} is corrupt`);
   return found;
 }

@@ -51,10 +51,16 @@ function toSummary(row: RunRow): RunSummary {
 /** Only envelopes can be saved: anything else would make `runs show` and `report` fail later, far from the cause. */
 function checkEnvelope(envelope: unknown): asserts envelope is ResultEnvelope<unknown> {
   const record = envelope as Partial<ResultEnvelope<unknown>> | null;
-  if (typeof record !== 'object' || record === null || typeof record.kind !== 'string' || record.kind === '') {
+  if (
+    typeof record !== 'object' ||
+    record === null ||
+    typeof record.kind !== 'string' ||
+    record.kind === ''
+  ) {
     throw new InputError('cannot save: not a result envelope (missing kind)');
   }
-  if (typeof record.createdAt !== 'string') throw new InputError(`cannot save ${record.kind} result: missing createdAt`);
+  if (typeof record.createdAt !== 'string')
+    throw new InputError(`cannot save ${record.kind} result: missing createdAt`);
 }
 
 /** A saved row whose envelope no longer reads back (a hand-edited or damaged database): exit 2, naming the row. */
@@ -73,12 +79,18 @@ function readSavedEnvelope(path: string, id: number, json: string): ResultEnvelo
   try {
     parsed = JSON.parse(json);
   } catch (error) {
-    throw new CorruptRunError(path, id, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new CorruptRunError(
+      path,
+      id,
+      `is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const record = parsed as Partial<ResultEnvelope> | null;
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new CorruptRunError(path, id, 'is not a JSON object');
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new CorruptRunError(path, id, 'is not a JSON object');
   if (typeof record.kind !== 'string') throw new CorruptRunError(path, id, 'has no kind');
-  if (typeof record.metrics !== 'object' || record.metrics === null) throw new CorruptRunError(path, id, 'has no metrics');
+  if (typeof record.metrics !== 'object' || record.metrics === null)
+    throw new CorruptRunError(path, id, 'has no metrics');
   return record as ResultEnvelope;
 }
 
@@ -86,7 +98,10 @@ function readSavedEnvelope(path: string, id: number, json: string): ResultEnvelo
 export function parseRunId(text: string): number {
   const match = /^\s*#?(\d+)\s*$/.exec(text);
   const id = match ? Number(match[1]) : Number.NaN;
-  if (!Number.isSafeInteger(id) || id < 1) throw new InputError(`invalid run id "${text}" (expected a whole number such as 7, from \`aifabric runs list\`)`);
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new InputError(
+      `invalid run id "${text}" (expected a whole number such as 7, from \`aifabric runs list\`)`,
+    );
   return id;
 }
 
@@ -128,8 +143,13 @@ export class RunStore {
     const where = filter.kind !== undefined ? "WHERE lower(replace(kind, '-', '.')) = @kind" : '';
     const limit = filter.limit !== undefined ? 'LIMIT @limit' : '';
     const rows = this.db
-      .prepare(`SELECT id, kind, created_at, saved_at, tool_version, label FROM runs ${where} ORDER BY id DESC ${limit}`)
-      .all({ ...(filter.kind !== undefined ? { kind: normaliseKind(filter.kind) } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) }) as RunRow[];
+      .prepare(
+        `SELECT id, kind, created_at, saved_at, tool_version, label FROM runs ${where} ORDER BY id DESC ${limit}`,
+      )
+      .all({
+        ...(filter.kind !== undefined ? { kind: normaliseKind(filter.kind) } : {}),
+        ...(filter.limit !== undefined ? { limit: filter.limit } : {}),
+      }) as RunRow[];
     return rows.map(toSummary);
   }
 
@@ -143,7 +163,9 @@ export class RunStore {
 
   /** The id of a saved run whose envelope is exactly this one (same JSON), if any: `runs import` skips those. */
   findIdentical(envelope: ResultEnvelope<unknown>): number | undefined {
-    const row = this.db.prepare('SELECT id FROM runs WHERE kind = ? AND created_at = ? AND envelope = ? ORDER BY id LIMIT 1').get(envelope.kind, envelope.createdAt, JSON.stringify(envelope)) as { id: number } | undefined;
+    const row = this.db
+      .prepare('SELECT id FROM runs WHERE kind = ? AND created_at = ? AND envelope = ? ORDER BY id LIMIT 1')
+      .get(envelope.kind, envelope.createdAt, JSON.stringify(envelope)) as { id: number } | undefined;
     return row?.id;
   }
 
@@ -155,13 +177,20 @@ export class RunStore {
   }
 
   count(kind?: string): number {
-    const row = kind === undefined ? this.db.prepare('SELECT count(*) AS n FROM runs').get() : this.db.prepare("SELECT count(*) AS n FROM runs WHERE lower(replace(kind, '-', '.')) = ?").get(normaliseKind(kind));
+    const row =
+      kind === undefined
+        ? this.db.prepare('SELECT count(*) AS n FROM runs').get()
+        : this.db
+            .prepare("SELECT count(*) AS n FROM runs WHERE lower(replace(kind, '-', '.')) = ?")
+            .get(normaliseKind(kind));
     return (row as { n: number }).n;
   }
 
   /** Every kind present, for filters. */
   kinds(): string[] {
-    return (this.db.prepare('SELECT DISTINCT kind FROM runs ORDER BY kind').all() as { kind: string }[]).map((row) => row.kind);
+    return (this.db.prepare('SELECT DISTINCT kind FROM runs ORDER BY kind').all() as { kind: string }[]).map(
+      (row) => row.kind,
+    );
   }
 
   close(): void {

@@ -29,24 +29,48 @@ export interface RunsImportMetrics {
 }
 
 /** `runs list`: saved runs, newest first; an unknown `kind` filter is bad usage (see checkKindFilter). */
-export function listRunsResult(store: RunStore, filter: { kind?: string; limit?: number } = {}): ResultEnvelope<RunsListMetrics> {
+export function listRunsResult(
+  store: RunStore,
+  filter: { kind?: string; limit?: number } = {},
+): ResultEnvelope<RunsListMetrics> {
   if (filter.kind !== undefined) checkKindFilter(filter.kind, store.kinds());
-  const runs = store.list({ ...(filter.kind !== undefined ? { kind: filter.kind } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) });
-  return makeResult('runs-list', { db: store.path, kind: filter.kind ?? null, limit: filter.limit ?? null }, { runs });
+  const runs = store.list({
+    ...(filter.kind !== undefined ? { kind: filter.kind } : {}),
+    ...(filter.limit !== undefined ? { limit: filter.limit } : {}),
+  });
+  return makeResult(
+    'runs-list',
+    { db: store.path, kind: filter.kind ?? null, limit: filter.limit ?? null },
+    { runs },
+  );
 }
 
-const summary = (run: StoredRun): DiffedRun => ({ id: run.id, kind: run.kind, createdAt: run.createdAt, label: run.label });
+const summary = (run: StoredRun): DiffedRun => ({
+  id: run.id,
+  kind: run.kind,
+  createdAt: run.createdAt,
+  label: run.label,
+});
 
 /** `runs diff A B`: the two runs compared, with a `busbw-regression` error finding per size where busbw fell past the threshold. */
 export function diffRuns(store: RunStore, aId: number, bId: number): ResultEnvelope<RunsDiffMetrics> {
   const a = store.require(aId);
   const b = store.require(bId);
   const diff = diffResults(a.envelope, b.envelope);
-  return makeResult('runs-diff', { db: store.path, a: a.id, b: b.id }, { a: summary(a), b: summary(b), ...diff }, { findings: regressionFindings(diff) });
+  return makeResult(
+    'runs-diff',
+    { db: store.path, a: a.id, b: b.id },
+    { a: summary(a), b: summary(b), ...diff },
+    { findings: regressionFindings(diff) },
+  );
 }
 
 /** `runs import`: saves each envelope unless an identical one is already saved; `files` are recorded as the inputs. */
-export function importRuns(store: RunStore, files: readonly string[], entries: readonly { envelope: ResultEnvelope; ref: string }[]): ResultEnvelope<RunsImportMetrics> {
+export function importRuns(
+  store: RunStore,
+  files: readonly string[],
+  entries: readonly { envelope: ResultEnvelope; ref: string }[],
+): ResultEnvelope<RunsImportMetrics> {
   const runs: RunsImportMetrics['runs'] = [];
   const skipped: RunsImportMetrics['skipped'] = [];
   for (const { envelope, ref } of entries) {

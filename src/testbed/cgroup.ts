@@ -28,13 +28,15 @@ export function findCpuController(mounts = readMounts()): CpuController | undefi
   for (const [, mountPoint, type] of lines) {
     if (type !== 'cgroup2' || mountPoint === undefined) continue;
     try {
-      if (readFileSync(join(mountPoint, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu')) return { version: 2, root: mountPoint };
+      if (readFileSync(join(mountPoint, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu'))
+        return { version: 2, root: mountPoint };
     } catch {
       // Not readable: not ours to use.
     }
   }
   for (const [, mountPoint, type, options] of lines) {
-    if (type === 'cgroup' && mountPoint !== undefined && (options ?? '').split(',').includes('cpu')) return { version: 1, root: mountPoint };
+    if (type === 'cgroup' && mountPoint !== undefined && (options ?? '').split(',').includes('cpu'))
+      return { version: 1, root: mountPoint };
   }
   return undefined;
 }
@@ -50,33 +52,44 @@ function readMounts(): string {
 export const cgroupName = (namespace: string): string => `aifabric-${namespace}`;
 
 /** The CFS quota in microseconds per CFS_PERIOD_US for F cores. */
-export const quotaMicros = (cores: number): number => Math.max(MIN_QUOTA_US, Math.round(cores * CFS_PERIOD_US));
+export const quotaMicros = (cores: number): number =>
+  Math.max(MIN_QUOTA_US, Math.round(cores * CFS_PERIOD_US));
 
 function write(path: string, text: string): void {
   try {
     writeFileSync(path, text);
   } catch (error) {
-    throw new EnvironmentError(`cannot write "${text}" to ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new EnvironmentError(
+      `cannot write "${text}" to ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 
 /** Creates (or updates) the cgroup of `namespace` with a quota of `cores`; returns its folder. */
 export function createCpuCgroup(namespace: string, cores: number): string {
   const controller = findCpuController();
-  if (!controller) throw new EnvironmentError('the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted');
+  if (!controller)
+    throw new EnvironmentError(
+      'the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted',
+    );
   const path = join(controller.root, cgroupName(namespace));
   if (controller.version === 2) {
     // Children get the cpu controller only when their parent's subtree_control enables it.
     try {
-      if (!readFileSync(join(controller.root, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('cpu')) writeFileSync(join(controller.root, 'cgroup.subtree_control'), '+cpu');
+      if (!readFileSync(join(controller.root, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('cpu'))
+        writeFileSync(join(controller.root, 'cgroup.subtree_control'), '+cpu');
     } catch (error) {
-      throw new EnvironmentError(`cannot enable the cpu controller in ${controller.root}/cgroup.subtree_control: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new EnvironmentError(
+        `cannot enable the cpu controller in ${controller.root}/cgroup.subtree_control: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
   }
   try {
     mkdirSync(path, { recursive: true });
   } catch (error) {
-    throw new EnvironmentError(`cannot create cgroup ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new EnvironmentError(
+      `cannot create cgroup ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   const quota = quotaMicros(cores);
   if (controller.version === 2) write(join(path, 'cpu.max'), `${quota} ${CFS_PERIOD_US}`);
@@ -96,7 +109,9 @@ export function findTestbedCgroups(name: string): string[] {
   if (!controller) return [];
   const pattern = new RegExp(`^${cgroupName(`${name}-h`)}\\d+$`);
   try {
-    return readdirSync(controller.root).filter((entry) => pattern.test(entry)).map((entry) => join(controller.root, entry));
+    return readdirSync(controller.root)
+      .filter((entry) => pattern.test(entry))
+      .map((entry) => join(controller.root, entry));
   } catch {
     return [];
   }
@@ -128,7 +143,10 @@ export async function removeCpuCgroup(path: string): Promise<boolean> {
     } catch {
       // EBUSY: a process is still in it (a zombie being reaped, or one that escaped the kill).
       try {
-        const pids = readFileSync(join(path, 'cgroup.procs'), 'utf8').split('\n').filter((pid) => /^\d+$/.test(pid)).map(Number);
+        const pids = readFileSync(join(path, 'cgroup.procs'), 'utf8')
+          .split('\n')
+          .filter((pid) => /^\d+$/.test(pid))
+          .map(Number);
         moveIntoCgroup(join(path, '..'), pids);
       } catch {
         // Already gone.

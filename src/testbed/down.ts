@@ -31,7 +31,10 @@ async function killNamespacePids(namespace: string): Promise<number[]> {
   let pids: number[];
   try {
     const { stdout } = await run('ip', ['netns', 'pids', namespace]);
-    pids = stdout.split(/\s+/).filter((pid) => /^\d+$/.test(pid)).map(Number);
+    pids = stdout
+      .split(/\s+/)
+      .filter((pid) => /^\d+$/.test(pid))
+      .map(Number);
   } catch {
     return [];
   }
@@ -49,7 +52,11 @@ async function killNamespacePids(namespace: string): Promise<number[]> {
 export async function removeTestbed(name: string): Promise<DownResult> {
   const state = readState(name);
   const existing = await listNamespaces();
-  const named = new Set([...hostIndexes(name, existing).map((index) => hostNamespace(name, index)), switchNamespace(name), ...(state ? [state.switchNamespace, ...state.hostNamespaces] : [])]);
+  const named = new Set([
+    ...hostIndexes(name, existing).map((index) => hostNamespace(name, index)),
+    switchNamespace(name),
+    ...(state ? [state.switchNamespace, ...state.hostNamespaces] : []),
+  ]);
   const candidates = [...named].filter((ns) => existing.includes(ns));
   const mine: string[] = [];
   const skippedNamespaces: string[] = [];
@@ -57,11 +64,13 @@ export async function removeTestbed(name: string): Promise<DownResult> {
   // killed between creating a namespace and marking it; it checked under the lock that none of
   // these names existed before it began).
   const listed = new Set(state && !state.complete ? [state.switchNamespace, ...state.hostNamespaces] : []);
-  for (const namespace of candidates) (listed.has(namespace) || (await isMarked(namespace, name)) ? mine : skippedNamespaces).push(namespace);
+  for (const namespace of candidates)
+    (listed.has(namespace) || (await isMarked(namespace, name)) ? mine : skippedNamespaces).push(namespace);
   const killedPids: number[] = [];
   for (const namespace of mine) killedPids.push(...(await killNamespacePids(namespace)));
   const removedNamespaces: string[] = [];
-  for (const namespace of mine) if (await runQuietly('ip', ['netns', 'delete', namespace])) removedNamespaces.push(namespace);
+  for (const namespace of mine)
+    if (await runQuietly('ip', ['netns', 'delete', namespace])) removedNamespaces.push(namespace);
   const removedCgroups: string[] = [];
   let cgroupsLeft = false;
   for (const path of new Set([...(state?.cgroups ?? []), ...findTestbedCgroups(name)])) {
@@ -69,7 +78,15 @@ export async function removeTestbed(name: string): Promise<DownResult> {
     else cgroupsLeft = true;
   }
   if (removedNamespaces.length === mine.length && !cgroupsLeft) removeState(name);
-  return { name, removedNamespaces, killedPids, skippedNamespaces, removedCgroups, faults: state?.faults ?? [], ...(state ? { complete: state.complete } : {}) };
+  return {
+    name,
+    removedNamespaces,
+    killedPids,
+    skippedNamespaces,
+    removedCgroups,
+    faults: state?.faults ?? [],
+    ...(state ? { complete: state.complete } : {}),
+  };
 }
 
 export async function testbedDown(nameInput: string): Promise<DownResult> {

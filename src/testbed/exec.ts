@@ -37,13 +37,17 @@ export async function runQuietly(command: string, args: string[]): Promise<boole
 export async function requireNamespaces(): Promise<void> {
   if (process.platform !== 'linux') throw new EnvironmentError('testbed needs Linux network namespaces');
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new EnvironmentError('testbed needs root to create network namespaces (run it as root or with sudo)');
+    throw new EnvironmentError(
+      'testbed needs root to create network namespaces (run it as root or with sudo)',
+    );
   }
   for (const tool of ['ip', 'tc']) {
     try {
       await run(tool, ['-V']);
     } catch {
-      throw new EnvironmentError(`testbed needs iproute2 (\`${tool}\` not found or not working): apt-get install iproute2`);
+      throw new EnvironmentError(
+        `testbed needs iproute2 (\`${tool}\` not found or not working): apt-get install iproute2`,
+      );
     }
   }
 }

@@ -26,18 +26,38 @@ export interface FaultResult {
 async function namespacePids(namespace: string): Promise<number[]> {
   try {
     const { stdout } = await run('ip', ['netns', 'pids', namespace]);
-    return stdout.split(/\s+/).filter((pid) => /^\d+$/.test(pid)).map(Number);
+    return stdout
+      .split(/\s+/)
+      .filter((pid) => /^\d+$/.test(pid))
+      .map(Number);
   } catch {
     return [];
   }
 }
 
-async function apply(state: TestbedState, before: readonly Fault[], after: readonly Fault[], added: readonly Fault[]): Promise<void> {
+async function apply(
+  state: TestbedState,
+  before: readonly Fault[],
+  after: readonly Fault[],
+  added: readonly Fault[],
+): Promise<void> {
   const leaves = state.leaves ?? 1;
   const spec = { rateBps: state.rateBps, bufferBytes: state.bufferBytes };
-  const portHosts = new Set(added.filter((fault) => isHostFault(fault) && fault.kind !== 'cpu').map((fault) => (isHostFault(fault) ? fault.host : -1)));
+  const portHosts = new Set(
+    added
+      .filter((fault) => isHostFault(fault) && fault.kind !== 'cpu')
+      .map((fault) => (isHostFault(fault) ? fault.host : -1)),
+  );
   for (const index of portHosts) {
-    await refaultHostPort(state.hostNamespaces[index]!, state.switchNamespace, hostBridge(index, state.hosts, leaves), index, spec, before, after);
+    await refaultHostPort(
+      state.hostNamespaces[index]!,
+      state.switchNamespace,
+      hostBridge(index, state.hosts, leaves),
+      index,
+      spec,
+      before,
+      after,
+    );
   }
   for (const fault of added) {
     if (isHostFault(fault) && fault.kind === 'cpu') {
@@ -45,13 +65,22 @@ async function apply(state: TestbedState, before: readonly Fault[], after: reado
       const namespace = state.hostNamespaces[fault.host]!;
       const path = state.cgroups?.find((folder) => folder.endsWith(`/aifabric-${namespace}`));
       if (path) moveIntoCgroup(path, await namespacePids(namespace));
-    } else if (!isHostFault(fault)) await reshapeUplink(state.switchNamespace, fault.leaf, uplinkFault(after, fault.leaf)!, state.bufferBytes);
+    } else if (!isHostFault(fault))
+      await reshapeUplink(
+        state.switchNamespace,
+        fault.leaf,
+        uplinkFault(after, fault.leaf)!,
+        state.bufferBytes,
+      );
   }
 }
 
 export async function testbedFault(nameInput: string, faults: readonly Fault[]): Promise<FaultResult> {
   const name = validateName(nameInput);
-  if (faults.length === 0) throw new UsageError('testbed fault: no --fault given (usage: aifabric testbed fault [--name NAME] --fault SPEC ...)');
+  if (faults.length === 0)
+    throw new UsageError(
+      'testbed fault: no --fault given (usage: aifabric testbed fault [--name NAME] --fault SPEC ...)',
+    );
   await requireNamespaces();
   const release = acquireLock(name, 'testbed fault');
   try {
@@ -66,7 +95,9 @@ export async function testbedFault(nameInput: string, faults: readonly Fault[]):
       ...(state.uplinkRateBps !== undefined ? { uplinkRateBps: state.uplinkRateBps } : {}),
     });
     if (faults.some((fault) => isHostFault(fault) && fault.kind === 'cpu') && !findCpuController()) {
-      throw new EnvironmentError('the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted');
+      throw new EnvironmentError(
+        'the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted',
+      );
     }
     // Recorded first: if applying fails half-way, `down` still removes every cgroup the state names.
     state.faults = after;

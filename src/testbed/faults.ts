@@ -70,7 +70,8 @@ export const MAX_CPU_CORES = 1024;
 /** Ethernet header bytes on top of the MTU: a port's buffer must hold one full frame. */
 const ETHERNET_HEADER_BYTES = 14;
 
-const USAGE = 'expected HOST:KIND=VALUE, e.g. h1:loss=0.01, h2:rate=250Mbps, h3:mtu=1400, h4:cpu=0.25 or leaf1:uplink-rate=50Mbps';
+const USAGE =
+  'expected HOST:KIND=VALUE, e.g. h1:loss=0.01, h2:rate=250Mbps, h3:mtu=1400, h4:cpu=0.25 or leaf1:uplink-rate=50Mbps';
 
 function invalid(text: string, why: string): UsageError {
   return new UsageError(`invalid value for --fault: "${text}" (${why})`);
@@ -91,27 +92,47 @@ export function parseFault(text: string): Fault {
   const [, targetText, kindText, valueText] = match as unknown as [string, string, string, string];
   const leaf = /^leaf(\d{1,3})$/.exec(targetText);
   if (leaf) {
-    if (!(LEAF_FAULT_KINDS as readonly string[]).includes(kindText)) throw invalid(text, `unknown kind "${kindText}" for a leaf: expected ${LEAF_FAULT_KINDS.join(', ')}`);
-    return { leaf: Number(leaf[1]), kind: 'uplink-rate', value: parseRateValue(text, valueText), given: text };
+    if (!(LEAF_FAULT_KINDS as readonly string[]).includes(kindText))
+      throw invalid(text, `unknown kind "${kindText}" for a leaf: expected ${LEAF_FAULT_KINDS.join(', ')}`);
+    return {
+      leaf: Number(leaf[1]),
+      kind: 'uplink-rate',
+      value: parseRateValue(text, valueText),
+      given: text,
+    };
   }
   const host = /^h(\d{1,3})$/.exec(targetText);
-  if (!host) throw invalid(text, `unknown host "${targetText}": hosts are named h0, h1, ..., leaves leaf0, leaf1, ...`);
-  if (!(HOST_FAULT_KINDS as readonly string[]).includes(kindText)) throw invalid(text, `unknown kind "${kindText}": expected one of ${HOST_FAULT_KINDS.join(', ')} (or leafK:uplink-rate=RATE)`);
+  if (!host)
+    throw invalid(
+      text,
+      `unknown host "${targetText}": hosts are named h0, h1, ..., leaves leaf0, leaf1, ...`,
+    );
+  if (!(HOST_FAULT_KINDS as readonly string[]).includes(kindText))
+    throw invalid(
+      text,
+      `unknown kind "${kindText}": expected one of ${HOST_FAULT_KINDS.join(', ')} (or leafK:uplink-rate=RATE)`,
+    );
   const kind = kindText as HostFaultKind;
   const index = Number(host[1]);
   if (kind === 'loss') {
     const fraction = Number(valueText);
-    if (!(fraction > 0 && fraction < 1)) throw invalid(text, `loss must be a fraction above 0 and below 1, e.g. 0.01 for 1%`);
+    if (!(fraction > 0 && fraction < 1))
+      throw invalid(text, `loss must be a fraction above 0 and below 1, e.g. 0.01 for 1%`);
     return { host: index, kind, value: fraction, given: text };
   }
   if (kind === 'mtu') {
     const mtu = /^\d+$/.test(valueText) ? Number(valueText) : Number.NaN;
-    if (!(mtu >= MIN_MTU && mtu <= MAX_MTU)) throw invalid(text, `mtu must be a whole number of bytes from ${MIN_MTU} to ${MAX_MTU}, e.g. 1400`);
+    if (!(mtu >= MIN_MTU && mtu <= MAX_MTU))
+      throw invalid(text, `mtu must be a whole number of bytes from ${MIN_MTU} to ${MAX_MTU}, e.g. 1400`);
     return { host: index, kind, value: mtu, given: text };
   }
   if (kind === 'cpu') {
     const cores = /^\d*\.?\d+$/.test(valueText) ? Number(valueText) : Number.NaN;
-    if (!(cores >= MIN_CPU_CORES && cores <= MAX_CPU_CORES)) throw invalid(text, `cpu must be a number of cores from ${MIN_CPU_CORES} to ${MAX_CPU_CORES}, e.g. 0.25`);
+    if (!(cores >= MIN_CPU_CORES && cores <= MAX_CPU_CORES))
+      throw invalid(
+        text,
+        `cpu must be a number of cores from ${MIN_CPU_CORES} to ${MAX_CPU_CORES}, e.g. 0.25`,
+      );
     return { host: index, kind, value: cores, given: text };
   }
   return { host: index, kind, value: parseRateValue(text, valueText), given: text };
@@ -119,7 +140,11 @@ export function parseFault(text: string): Fault {
 
 function checkRate(text: string, rateBps: number, boundBps: number, flag: string, what: string): void {
   if (!(rateBps >= 8000)) throw invalid(text, 'rate must be at least 8kbit');
-  if (rateBps > boundBps) throw invalid(text, `rate ${formatBitRate(rateBps)} is above ${flag} ${formatBitRate(boundBps)}: a fault can only slow ${what}`);
+  if (rateBps > boundBps)
+    throw invalid(
+      text,
+      `rate ${formatBitRate(rateBps)} is above ${flag} ${formatBitRate(boundBps)}: a fault can only slow ${what}`,
+    );
   if (rateBps > MAX_RATE_BPS) throw invalid(text, `rate above ${formatBitRate(MAX_RATE_BPS)}`);
 }
 
@@ -129,8 +154,15 @@ const targetName = (fault: Fault): string => (isHostFault(fault) ? `h${fault.hos
  * Checks the faults against the testbed they are for; returns them sorted: hosts' by host, then
  * kind, then leaves' by leaf. The legacy form `validateFaults(faults, hosts, portRateBps)` still works.
  */
-export function validateFaults(faults: readonly Fault[], contextOrHosts: FaultContext | number, portRateBps?: number): Fault[] {
-  const context: FaultContext = typeof contextOrHosts === 'number' ? { hosts: contextOrHosts, portRateBps: portRateBps ?? MAX_RATE_BPS } : contextOrHosts;
+export function validateFaults(
+  faults: readonly Fault[],
+  contextOrHosts: FaultContext | number,
+  portRateBps?: number,
+): Fault[] {
+  const context: FaultContext =
+    typeof contextOrHosts === 'number'
+      ? { hosts: contextOrHosts, portRateBps: portRateBps ?? MAX_RATE_BPS }
+      : contextOrHosts;
   const { hosts, leaves = 1 } = context;
   const seen = new Set<string>();
   for (const fault of faults) {
@@ -138,19 +170,30 @@ export function validateFaults(faults: readonly Fault[], contextOrHosts: FaultCo
     const key = `${targetName(fault)}:${fault.kind}`;
     if (isLeafFault(fault)) {
       if (leaves <= 1) throw invalid(text, 'a leaf fault needs a two-tier testbed (--leaves 2 or more)');
-      if (fault.leaf >= leaves) throw invalid(text, `unknown leaf leaf${fault.leaf}: a ${leaves}-leaf testbed has leaf0..leaf${leaves - 1}`);
+      if (fault.leaf >= leaves)
+        throw invalid(
+          text,
+          `unknown leaf leaf${fault.leaf}: a ${leaves}-leaf testbed has leaf0..leaf${leaves - 1}`,
+        );
       checkRate(text, fault.value, context.uplinkRateBps ?? MAX_RATE_BPS, '--uplink-rate', 'an uplink');
     } else {
-      if (fault.host >= hosts) throw invalid(text, `unknown host h${fault.host}: a ${hosts}-host testbed has h0..h${hosts - 1}`);
-      if (fault.kind === 'loss' && !(fault.value > 0 && fault.value < 1)) throw invalid(text, 'loss must be a fraction above 0 and below 1');
+      if (fault.host >= hosts)
+        throw invalid(text, `unknown host h${fault.host}: a ${hosts}-host testbed has h0..h${hosts - 1}`);
+      if (fault.kind === 'loss' && !(fault.value > 0 && fault.value < 1))
+        throw invalid(text, 'loss must be a fraction above 0 and below 1');
       if (fault.kind === 'rate') checkRate(text, fault.value, context.portRateBps, '--rate', 'a port');
       if (fault.kind === 'mtu') {
-        if (!(Number.isInteger(fault.value) && fault.value >= MIN_MTU && fault.value <= MAX_MTU)) throw invalid(text, `mtu must be ${MIN_MTU} to ${MAX_MTU} bytes`);
+        if (!(Number.isInteger(fault.value) && fault.value >= MIN_MTU && fault.value <= MAX_MTU))
+          throw invalid(text, `mtu must be ${MIN_MTU} to ${MAX_MTU} bytes`);
         if (context.bufferBytes !== undefined && fault.value + ETHERNET_HEADER_BYTES > context.bufferBytes) {
-          throw invalid(text, `a ${fault.value + ETHERNET_HEADER_BYTES}-byte frame does not fit in --buffer ${context.bufferBytes} bytes`);
+          throw invalid(
+            text,
+            `a ${fault.value + ETHERNET_HEADER_BYTES}-byte frame does not fit in --buffer ${context.bufferBytes} bytes`,
+          );
         }
       }
-      if (fault.kind === 'cpu' && !(fault.value >= MIN_CPU_CORES && fault.value <= MAX_CPU_CORES)) throw invalid(text, `cpu must be ${MIN_CPU_CORES} to ${MAX_CPU_CORES} cores`);
+      if (fault.kind === 'cpu' && !(fault.value >= MIN_CPU_CORES && fault.value <= MAX_CPU_CORES))
+        throw invalid(text, `cpu must be ${MIN_CPU_CORES} to ${MAX_CPU_CORES} cores`);
     }
     if (seen.has(key)) throw invalid(text, `${targetName(fault)} has ${fault.kind} given twice`);
     seen.add(key);
@@ -182,7 +225,8 @@ export function formatFault(fault: Fault): string {
 /** One fault for people: "h1 loses 1% of packets", "leaf1 uplink at 50 Mbit/s". */
 export function describeFault(fault: Fault): string {
   if (isLeafFault(fault)) return `leaf${fault.leaf} uplink at ${formatBitRate(fault.value)}`;
-  if (fault.kind === 'loss') return `h${fault.host} loses ${Number((fault.value * 100).toPrecision(6))}% of packets`;
+  if (fault.kind === 'loss')
+    return `h${fault.host} loses ${Number((fault.value * 100).toPrecision(6))}% of packets`;
   if (fault.kind === 'rate') return `h${fault.host} at ${formatBitRate(fault.value)}`;
   if (fault.kind === 'mtu') return `h${fault.host} MTU ${fault.value}`;
   return `h${fault.host} capped at ${fault.value} cores`;
@@ -199,7 +243,9 @@ export function portFaults(faults: readonly Fault[], host: number): PortFaults |
 
 /** The value of host `host`'s fault of `kind`, if it has one. */
 export function hostFault(faults: readonly Fault[], host: number, kind: 'mtu' | 'cpu'): number | undefined {
-  return faults.find((fault): fault is HostFault => isHostFault(fault) && fault.host === host && fault.kind === kind)?.value;
+  return faults.find(
+    (fault): fault is HostFault => isHostFault(fault) && fault.host === host && fault.kind === kind,
+  )?.value;
 }
 
 /** The rate of leaf `leaf`'s uplink fault, if it has one. */
@@ -224,7 +270,8 @@ const RET_NO_MATCH = 0;
  *   ld #rand; jge #T, 0, 1; ret #0; ret #-1
  */
 export function lossBytecode(fraction: number): string {
-  if (!(fraction > 0 && fraction < 1)) throw new UsageError(`loss fraction ${fraction} is not between 0 and 1`);
+  if (!(fraction > 0 && fraction < 1))
+    throw new UsageError(`loss fraction ${fraction} is not between 0 and 1`);
   const threshold = Math.min(2 ** 32 - 1, Math.max(1, Math.round(fraction * 2 ** 32)));
   const program: [number, number, number, number][] = [
     [BPF_LD_W_ABS, 0, 0, SKF_AD_RANDOM_K],

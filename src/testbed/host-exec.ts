@@ -26,6 +26,12 @@ export function execOnHost(
 ): Promise<HostExecResult> {
   const argv = hostArgv(state, index, command);
   const namespace = state.hostNamespaces[index]!;
-  const cgroup = hostFault(state.faults, index, 'cpu') !== undefined ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`)) : undefined;
-  return runCaptured(cgroup ? joinCgroup(cgroup, argv) : argv, { ...options, env: { ...options.env, AIFABRIC_TESTBED_HOST: namespace } });
+  const cgroup =
+    hostFault(state.faults, index, 'cpu') !== undefined
+      ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`))
+      : undefined;
+  return runCaptured(cgroup ? joinCgroup(cgroup, argv) : argv, {
+    ...options,
+    env: { ...options.env, AIFABRIC_TESTBED_HOST: namespace },
+  });
 }

@@ -30,7 +30,11 @@ export interface PortSpec {
 
 function portShape(spec: PortSpec, faults: readonly Fault[], index: number): PortShape {
   const mine = portFaults(faults, index);
-  return { rateBps: mine?.rateBps ?? spec.rateBps, bufferBytes: spec.bufferBytes, ...(mine?.lossFraction !== undefined ? { lossFraction: mine.lossFraction } : {}) };
+  return {
+    rateBps: mine?.rateBps ?? spec.rateBps,
+    bufferBytes: spec.bufferBytes,
+    ...(mine?.lossFraction !== undefined ? { lossFraction: mine.lossFraction } : {}),
+  };
 }
 
 /** The extra hop of a faulty port: p{i}'s traffic goes through u{i} => b{i} into `bridge`. */
@@ -60,7 +64,15 @@ async function applyMtu(host: string, sw: string, index: number, faults: readonl
  * Wires host `index` (namespace `host`, already made) to `bridge` in the switch: eth0 with
  * `address`, the port's shape towards the host, and its faults.
  */
-export async function wireHostPort(host: string, sw: string, bridge: string, index: number, address: string, spec: PortSpec, faults: readonly Fault[]): Promise<void> {
+export async function wireHostPort(
+  host: string,
+  sw: string,
+  bridge: string,
+  index: number,
+  address: string,
+  spec: PortSpec,
+  faults: readonly Fault[],
+): Promise<void> {
   const port = switchPort(index);
   await ipIn(host, ['link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', port, 'netns', sw]);
   await limitGso(host, 'eth0');
@@ -81,7 +93,15 @@ export async function wireHostPort(host: string, sw: string, bridge: string, ind
  * Gives running host `index` its port faults `after` (all of them, old and new), where `before`
  * were the ones it had: the port and its hop are shaped anew, a hop is added if the port had none.
  */
-export async function refaultHostPort(host: string, sw: string, bridge: string, index: number, spec: PortSpec, before: readonly Fault[], after: readonly Fault[]): Promise<void> {
+export async function refaultHostPort(
+  host: string,
+  sw: string,
+  bridge: string,
+  index: number,
+  spec: PortSpec,
+  before: readonly Fault[],
+  after: readonly Fault[],
+): Promise<void> {
   const port = switchPort(index);
   const hadHop = portFaults(before, index) !== undefined;
   const needsHop = portFaults(after, index) !== undefined;

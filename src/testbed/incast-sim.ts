@@ -63,7 +63,14 @@ export interface IncastSimSettings {
 }
 
 /** The settings the simulator is given for a testbed incast; `minRttUs` from the kernel (ss), if any. */
-export function incastSimSettings(options: { rateBps: number; bufferBytes: number; blockBytes: number; rounds: number; cc: IncastCc; minRttUs: number | null }): IncastSimSettings {
+export function incastSimSettings(options: {
+  rateBps: number;
+  bufferBytes: number;
+  blockBytes: number;
+  rounds: number;
+  cc: IncastCc;
+  minRttUs: number | null;
+}): IncastSimSettings {
   return {
     rateBps: options.rateBps,
     uplinkRateBps: Math.max(options.rateBps, VETH_SPEED_BPS),
@@ -78,7 +85,8 @@ export function incastSimSettings(options: { rateBps: number; bufferBytes: numbe
     delayedAckTimeoutS: DELAYED_ACK_S,
     initialCwnd: INITIAL_CWND,
     minRtoS: MIN_RTO_S,
-    linkDelayS: options.minRttUs !== null && options.minRttUs > 0 ? options.minRttUs / 4 / 1e6 : FALLBACK_LINK_DELAY_S,
+    linkDelayS:
+      options.minRttUs !== null && options.minRttUs > 0 ? options.minRttUs / 4 / 1e6 : FALLBACK_LINK_DELAY_S,
   };
 }
 
@@ -90,7 +98,14 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
   const seconds = (value: number): string => `${value}s`;
   return scenarioSchema.parse({
     name: `testbed-incast-${senders}`,
-    topology: { kind: 'star', hosts: senders + 1, linkRate: `${settings.rateBps}bps`, uplinkRate: `${settings.uplinkRateBps}bps`, ports: 'htb', linkDelay: seconds(settings.linkDelayS) },
+    topology: {
+      kind: 'star',
+      hosts: senders + 1,
+      linkRate: `${settings.rateBps}bps`,
+      uplinkRate: `${settings.uplinkRateBps}bps`,
+      ports: 'htb',
+      linkDelay: seconds(settings.linkDelayS),
+    },
     switch: { buffer: String(settings.bufferBytes), sharing: 'static' },
     transport: {
       kind: 'tcp',
@@ -106,7 +121,16 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
         tsoSegments: settings.tsoSegments,
       },
     },
-    workloads: [{ kind: 'incast', name: 'incast', receiver: 0, senders, blockSize: String(settings.blockBytes), rounds: settings.rounds }],
+    workloads: [
+      {
+        kind: 'incast',
+        name: 'incast',
+        receiver: 0,
+        senders,
+        blockSize: String(settings.blockBytes),
+        rounds: settings.rounds,
+      },
+    ],
     sim: { maxTime: seconds(maxTimeS), sampleInterval: seconds(SAMPLE_INTERVAL_S) },
   });
 }

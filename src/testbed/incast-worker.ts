@@ -39,10 +39,17 @@ setTimeout(() => {
 /** The smallest `minrtt` (ms in ss's output) over the established connections of this port, in us. */
 function kernelMinRttUs(): Promise<number | null> {
   return new Promise((resolve) => {
-    execFile('ss', ['-tinH', 'state', 'established', 'sport', '=', `:${port}`], { timeout: 5000, encoding: 'utf8' }, (error, stdout) => {
-      const values = error ? [] : [...stdout.matchAll(/minrtt:([\d.]+)/g)].map((match) => Number(match[1]) * 1000);
-      resolve(values.length ? Math.min(...values) : null);
-    });
+    execFile(
+      'ss',
+      ['-tinH', 'state', 'established', 'sport', '=', `:${port}`],
+      { timeout: 5000, encoding: 'utf8' },
+      (error, stdout) => {
+        const values = error
+          ? []
+          : [...stdout.matchAll(/minrtt:([\d.]+)/g)].map((match) => Number(match[1]) * 1000);
+        resolve(values.length ? Math.min(...values) : null);
+      },
+    );
   });
 }
 
@@ -70,7 +77,9 @@ function client(): void {
     }
     const seconds = (performance.now() - start) / 1000;
     const minRttUs = await kernelMinRttUs();
-    process.stdout.write(`${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs })}\n`,
+    );
     for (const socket of sockets) socket.end();
     server.close();
   }

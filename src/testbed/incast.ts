@@ -10,11 +10,25 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, UsageError, makeFinding, makeResult, median, type Finding, type ResultEnvelope } from '../core/index.js';
+import {
+  EnvironmentError,
+  UsageError,
+  makeFinding,
+  makeResult,
+  median,
+  type Finding,
+  type ResultEnvelope,
+} from '../core/index.js';
 import { testbedDown } from './down.js';
 import { run } from './exec.js';
 import { execOnHost } from './host-exec.js';
-import { incastSimSettings, simulateIncastRow, SIM_SEEDS, type IncastCc, type IncastSimSettings } from './incast-sim.js';
+import {
+  incastSimSettings,
+  simulateIncastRow,
+  SIM_SEEDS,
+  type IncastCc,
+  type IncastSimSettings,
+} from './incast-sim.js';
 import { MAX_HOSTS, hostAddress, switchPort } from './names.js';
 import { readState } from './state.js';
 import { testbedUp, validateSpec } from './up.js';
@@ -81,16 +95,31 @@ export interface IncastOptions {
 }
 
 function validateIncast(spec: IncastSpec): IncastCc | undefined {
-  if (spec.senders.length === 0) throw new UsageError('invalid value for --senders: empty (expected a list of sender counts, e.g. 1,2,4)');
+  if (spec.senders.length === 0)
+    throw new UsageError('invalid value for --senders: empty (expected a list of sender counts, e.g. 1,2,4)');
   for (const s of spec.senders) {
-    if (!Number.isInteger(s) || s < 1 || s > MAX_HOSTS - 1) throw new UsageError(`invalid value for --senders: ${s} (expected whole numbers from 1 to ${MAX_HOSTS - 1})`);
+    if (!Number.isInteger(s) || s < 1 || s > MAX_HOSTS - 1)
+      throw new UsageError(
+        `invalid value for --senders: ${s} (expected whole numbers from 1 to ${MAX_HOSTS - 1})`,
+      );
   }
-  for (const [flag, value] of [['--block', spec.blockBytes], ['--rounds', spec.rounds], ['--runs', spec.runs]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new UsageError(`invalid value for ${flag}: ${value} (expected a whole number of at least 1)`);
+  for (const [flag, value] of [
+    ['--block', spec.blockBytes],
+    ['--rounds', spec.rounds],
+    ['--runs', spec.runs],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new UsageError(`invalid value for ${flag}: ${value} (expected a whole number of at least 1)`);
   }
   const cc = spec.congestionControl;
-  if (cc !== undefined && !(INCAST_CCS as readonly string[]).includes(cc)) throw new UsageError(`invalid value for --cc: "${cc}" (expected one of ${INCAST_CCS.join(', ')})`);
-  validateSpec({ name: spec.name, hosts: Math.max(...spec.senders) + 1, rateBps: spec.rateBps, bufferBytes: spec.bufferBytes });
+  if (cc !== undefined && !(INCAST_CCS as readonly string[]).includes(cc))
+    throw new UsageError(`invalid value for --cc: "${cc}" (expected one of ${INCAST_CCS.join(', ')})`);
+  validateSpec({
+    name: spec.name,
+    hosts: Math.max(...spec.senders) + 1,
+    rateBps: spec.rateBps,
+    bufferBytes: spec.bufferBytes,
+  });
   return cc as IncastCc | undefined;
 }
 
@@ -103,16 +132,25 @@ function requireAllowed(cc: IncastCc): void {
     return; // Unknown here: the sysctl in the namespace will say.
   }
   if (!allowed.includes(cc)) {
-    throw new EnvironmentError(`--cc ${cc}: not allowed on this machine; a network namespace may only select from net.ipv4.tcp_allowed_congestion_control = "${allowed.join(' ')}" (the machine's own sysctl)`);
+    throw new EnvironmentError(
+      `--cc ${cc}: not allowed on this machine; a network namespace may only select from net.ipv4.tcp_allowed_congestion_control = "${allowed.join(' ')}" (the machine's own sysctl)`,
+    );
   }
 }
 
-async function setCongestionControl(namespaces: readonly string[], cc: IncastCc | undefined): Promise<string> {
+async function setCongestionControl(
+  namespaces: readonly string[],
+  cc: IncastCc | undefined,
+): Promise<string> {
   const key = 'net.ipv4.tcp_congestion_control';
-  if (cc !== undefined) for (const ns of namespaces) await run('ip', ['netns', 'exec', ns, 'sysctl', '-q', '-w', `${key}=${cc}`]);
-  const readBack = await Promise.all(namespaces.map(async (ns) => (await run('ip', ['netns', 'exec', ns, 'sysctl', '-n', key])).stdout.trim()));
+  if (cc !== undefined)
+    for (const ns of namespaces) await run('ip', ['netns', 'exec', ns, 'sysctl', '-q', '-w', `${key}=${cc}`]);
+  const readBack = await Promise.all(
+    namespaces.map(async (ns) => (await run('ip', ['netns', 'exec', ns, 'sysctl', '-n', key])).stdout.trim()),
+  );
   const first = readBack[0] ?? '';
-  if (readBack.some((value) => value !== first) || (cc !== undefined && first !== cc)) throw new EnvironmentError(`${key} did not take in every host namespace: ${readBack.join(', ')}`);
+  if (readBack.some((value) => value !== first) || (cc !== undefined && first !== cc))
+    throw new EnvironmentError(`${key} did not take in every host namespace: ${readBack.join(', ')}`);
   return first;
 }
 
@@ -125,19 +163,33 @@ async function setCongestionControl(namespaces: readonly string[], cc: IncastCc 
 async function portDrops(switchNs: string): Promise<number> {
   const { stdout } = await run('tc', ['-n', switchNs, '-s', 'qdisc', 'show', 'dev', switchPort(0)]);
   const fifo = /qdisc bfifo[\s\S]*?\(dropped (\d+)/.exec(stdout);
-  if (!fifo) throw new EnvironmentError(`tc -s qdisc show dev ${switchPort(0)} in ${switchNs}: no bfifo counters in its output`);
+  if (!fifo)
+    throw new EnvironmentError(
+      `tc -s qdisc show dev ${switchPort(0)} in ${switchNs}: no bfifo counters in its output`,
+    );
   return Number(fifo[1]);
 }
 
 /** The senders' TCP counters (nstat: the namespace's /proc/net/snmp and netstat): retransmitted segments, RTOs, loss probes. */
-const TCP_COUNTERS = { retransmittedSegments: 'TcpRetransSegs', timeouts: 'TcpExtTCPTimeouts', lossProbes: 'TcpExtTCPLossProbes' } as const;
+const TCP_COUNTERS = {
+  retransmittedSegments: 'TcpRetransSegs',
+  timeouts: 'TcpExtTCPTimeouts',
+  lossProbes: 'TcpExtTCPLossProbes',
+} as const;
 type TcpCounters = Record<keyof typeof TCP_COUNTERS, number>;
 
 /** The TCP counters summed over namespaces (nstat -asz: absolute, zeros shown, history left alone). */
 async function tcpCounters(namespaces: readonly string[]): Promise<TcpCounters> {
   const total: TcpCounters = { retransmittedSegments: 0, timeouts: 0, lossProbes: 0 };
   for (const ns of namespaces) {
-    const { stdout } = await run('ip', ['netns', 'exec', ns, 'nstat', '-asz', ...Object.values(TCP_COUNTERS)]);
+    const { stdout } = await run('ip', [
+      'netns',
+      'exec',
+      ns,
+      'nstat',
+      '-asz',
+      ...Object.values(TCP_COUNTERS),
+    ]);
     for (const [key, name] of Object.entries(TCP_COUNTERS) as [keyof TcpCounters, string][]) {
       const value = new RegExp(`^${name}\\s+(\\d+)`, 'm').exec(stdout)?.[1];
       if (value === undefined) throw new EnvironmentError(`nstat in ${ns} did not report ${name}`);
@@ -158,25 +210,53 @@ export interface IncastRun {
   senders: TcpCounters;
 }
 
-async function runIncastOnce(name: string, senders: number, spec: IncastSpec, signal: AbortSignal | undefined): Promise<IncastRun> {
+async function runIncastOnce(
+  name: string,
+  senders: number,
+  spec: IncastSpec,
+  signal: AbortSignal | undefined,
+): Promise<IncastRun> {
   const state = readState(name);
   if (!state) throw new EnvironmentError(`testbed "${name}" lost its state while the incast ran`);
   // A round that waits for RTOs backing off from 200 ms can take seconds; no run is allowed to hang.
   const timeoutS = Math.min(30 + spec.rounds * 10, MAX_RUN_TIMEOUT_S);
-  const argv = [process.execPath, WORKER, '--senders', String(senders), '--block', String(spec.blockBytes), '--rounds', String(spec.rounds), '--port', String(INCAST_PORT), '--timeout', String(timeoutS)];
+  const argv = [
+    process.execPath,
+    WORKER,
+    '--senders',
+    String(senders),
+    '--block',
+    String(spec.blockBytes),
+    '--rounds',
+    String(spec.rounds),
+    '--port',
+    String(INCAST_PORT),
+    '--timeout',
+    String(timeoutS),
+  ];
   const senderNamespaces = state.hostNamespaces.slice(1, senders + 1);
   const before = await portDrops(state.switchNamespace);
   const countersBefore = await tcpCounters(senderNamespaces);
   const hosts = Array.from({ length: senders + 1 }, (_, rank) => rank);
   const results = await Promise.all(
-    hosts.map((rank) => execOnHost(state, rank, argv, { timeoutS: timeoutS + 5, env: { RANK: String(rank), MASTER_ADDR: hostAddress(0) }, ...(signal ? { signal } : {}) })),
+    hosts.map((rank) =>
+      execOnHost(state, rank, argv, {
+        timeoutS: timeoutS + 5,
+        env: { RANK: String(rank), MASTER_ADDR: hostAddress(0) },
+        ...(signal ? { signal } : {}),
+      }),
+    ),
   );
   if (signal?.aborted) throw new EnvironmentError('testbed incast interrupted');
   const failed = results.findIndex((result) => result.exitCode !== 0);
   if (failed >= 0) {
     const result = results[failed]!;
-    const why = result.timedOut ? `timed out after ${timeoutS} s` : `exited ${result.exitCode ?? result.signal}`;
-    throw new EnvironmentError(`testbed incast: host ${failed} ${why} (${senders} senders): ${result.stderr.trim().split('\n')[0] ?? ''}`);
+    const why = result.timedOut
+      ? `timed out after ${timeoutS} s`
+      : `exited ${result.exitCode ?? result.signal}`;
+    throw new EnvironmentError(
+      `testbed incast: host ${failed} ${why} (${senders} senders): ${result.stderr.trim().split('\n')[0] ?? ''}`,
+    );
   }
   const after = await portDrops(state.switchNamespace);
   const countersAfter = await tcpCounters(senderNamespaces);
@@ -188,15 +268,29 @@ async function runIncastOnce(name: string, senders: number, spec: IncastSpec, si
     drops: after - before,
     minRttUs: parsed.minRttUs,
     seconds: parsed.seconds,
-    senders: { retransmittedSegments: countersAfter.retransmittedSegments - countersBefore.retransmittedSegments, timeouts: countersAfter.timeouts - countersBefore.timeouts, lossProbes: countersAfter.lossProbes - countersBefore.lossProbes },
+    senders: {
+      retransmittedSegments: countersAfter.retransmittedSegments - countersBefore.retransmittedSegments,
+      timeouts: countersAfter.timeouts - countersBefore.timeouts,
+      lossProbes: countersAfter.lossProbes - countersBefore.lossProbes,
+    },
   };
 }
 
 type MeasuredRow = Omit<IncastRow, 'simGoodputGbps' | 'ratio' | 'simDrops' | 'simTimeouts'>;
 
-async function measure(spec: IncastSpec, cc: IncastCc | undefined, counts: readonly number[], options: IncastOptions): Promise<{ rows: MeasuredRow[]; congestionControl: string }> {
+async function measure(
+  spec: IncastSpec,
+  cc: IncastCc | undefined,
+  counts: readonly number[],
+  options: IncastOptions,
+): Promise<{ rows: MeasuredRow[]; congestionControl: string }> {
   const hosts = Math.max(...spec.senders) + 1;
-  const info = await testbedUp({ name: spec.name, hosts, rateBps: spec.rateBps, bufferBytes: spec.bufferBytes });
+  const info = await testbedUp({
+    name: spec.name,
+    hosts,
+    rateBps: spec.rateBps,
+    bufferBytes: spec.bufferBytes,
+  });
   try {
     const congestionControl = await setCongestionControl(info.hostNamespaces, cc);
     options.onProgress?.(`testbed ${spec.name}: ${hosts} hosts, congestion control ${congestionControl}`);
@@ -207,7 +301,9 @@ async function measure(spec: IncastSpec, cc: IncastCc | undefined, counts: reado
         if (options.signal?.aborted) throw new EnvironmentError('testbed incast interrupted');
         const outcome = await runIncastOnce(spec.name, senders, spec, options.signal);
         runs.push(outcome);
-        options.onProgress?.(`  ${senders} senders, run ${i + 1}/${spec.runs}: ${(outcome.goodputGbps * 1e3).toFixed(0)} Mb/s, ${outcome.drops} drops, ${outcome.senders.timeouts} RTOs, ${outcome.senders.lossProbes} loss probes`);
+        options.onProgress?.(
+          `  ${senders} senders, run ${i + 1}/${spec.runs}: ${(outcome.goodputGbps * 1e3).toFixed(0)} Mb/s, ${outcome.drops} drops, ${outcome.senders.timeouts} RTOs, ${outcome.senders.lossProbes} loss probes`,
+        );
       }
       rows.push({
         senders,
@@ -223,7 +319,10 @@ async function measure(spec: IncastSpec, cc: IncastCc | undefined, counts: reado
   }
 }
 
-export async function testbedIncast(spec: IncastSpec, options: IncastOptions = {}): Promise<ResultEnvelope<IncastMetrics>> {
+export async function testbedIncast(
+  spec: IncastSpec,
+  options: IncastOptions = {},
+): Promise<ResultEnvelope<IncastMetrics>> {
   const cc = validateIncast(spec);
   if (cc !== undefined) requireAllowed(cc);
   // Sender counts in order, once each; one sender always, for the port-rate check.
@@ -234,11 +333,25 @@ export async function testbedIncast(spec: IncastSpec, options: IncastOptions = {
   const loadAverageAfter = loadavg();
   const single = measured.find((row) => row.senders === 1)!;
   const fractionOfRate = (single.testbedGoodputGbps * 1e9) / spec.rateBps;
-  const singleSender = { goodputGbps: single.testbedGoodputGbps, fractionOfRate, atLeast: SINGLE_SENDER_MIN_FRACTION, ok: fractionOfRate >= SINGLE_SENDER_MIN_FRACTION };
-  const simCc = (INCAST_CCS as readonly string[]).includes(congestionControl) ? (congestionControl as IncastCc) : undefined;
-  if (spec.compareSim && simCc === undefined) throw new EnvironmentError(`--compare-sim: the namespaces run ${congestionControl}, which the simulator does not model (give --cc ${INCAST_CCS.join('|')})`);
-  const minRtts = measured.flatMap((row) => row.runs.map((r) => r.minRttUs)).filter((value): value is number => value !== null);
-  const sim = spec.compareSim ? incastSimSettings({ ...spec, cc: simCc!, minRttUs: minRtts.length ? Math.min(...minRtts) : null }) : null;
+  const singleSender = {
+    goodputGbps: single.testbedGoodputGbps,
+    fractionOfRate,
+    atLeast: SINGLE_SENDER_MIN_FRACTION,
+    ok: fractionOfRate >= SINGLE_SENDER_MIN_FRACTION,
+  };
+  const simCc = (INCAST_CCS as readonly string[]).includes(congestionControl)
+    ? (congestionControl as IncastCc)
+    : undefined;
+  if (spec.compareSim && simCc === undefined)
+    throw new EnvironmentError(
+      `--compare-sim: the namespaces run ${congestionControl}, which the simulator does not model (give --cc ${INCAST_CCS.join('|')})`,
+    );
+  const minRtts = measured
+    .flatMap((row) => row.runs.map((r) => r.minRttUs))
+    .filter((value): value is number => value !== null);
+  const sim = spec.compareSim
+    ? incastSimSettings({ ...spec, cc: simCc!, minRttUs: minRtts.length ? Math.min(...minRtts) : null })
+    : null;
   const rows: IncastRow[] = [];
   for (const row of measured.filter((each) => wanted.includes(each.senders))) {
     if (!sim) {
@@ -247,24 +360,46 @@ export async function testbedIncast(spec: IncastSpec, options: IncastOptions = {
     }
     // The simulation is synchronous: let a Ctrl-C between rows be seen.
     await new Promise((resolve) => setImmediate(resolve));
-    if (options.signal?.aborted) throw new EnvironmentError('testbed incast interrupted (the testbed is already removed)');
+    if (options.signal?.aborted)
+      throw new EnvironmentError('testbed incast interrupted (the testbed is already removed)');
     options.onProgress?.(`  simulating ${row.senders} senders (seeds ${SIM_SEEDS.join(', ')})`);
     const simRow = simulateIncastRow(sim, row.senders);
-    const ratio = simRow.goodputGbps !== null && row.testbedGoodputGbps > 0 ? simRow.goodputGbps / row.testbedGoodputGbps : null;
-    rows.push({ ...row, simGoodputGbps: simRow.goodputGbps, ratio, simDrops: simRow.drops, simTimeouts: simRow.timeouts });
+    const ratio =
+      simRow.goodputGbps !== null && row.testbedGoodputGbps > 0
+        ? simRow.goodputGbps / row.testbedGoodputGbps
+        : null;
+    rows.push({
+      ...row,
+      simGoodputGbps: simRow.goodputGbps,
+      ratio,
+      simDrops: simRow.drops,
+      simTimeouts: simRow.timeouts,
+    });
   }
   const findings: Finding[] = [];
   if (!singleSender.ok) {
-    findings.push(makeFinding('sim.incast-port-rate', { severity: 'warn', message: `one sender reached ${(fractionOfRate * 100).toFixed(1)}% of the ${spec.rateBps / 1e6} Mb/s port (expected at least ${SINGLE_SENDER_MIN_FRACTION * 100}%): the emulated path is CPU-bound at this rate; compare at a lower --rate` }));
+    findings.push(
+      makeFinding('sim.incast-port-rate', {
+        severity: 'warn',
+        message: `one sender reached ${(fractionOfRate * 100).toFixed(1)}% of the ${spec.rateBps / 1e6} Mb/s port (expected at least ${SINGLE_SENDER_MIN_FRACTION * 100}%): the emulated path is CPU-bound at this rate; compare at a lower --rate`,
+      }),
+    );
   }
   for (const row of rows) {
     if (row.ratio !== null && Math.abs(row.ratio - 1) <= INCAST_TARGET) continue;
     if (!sim) continue;
-    findings.push(makeFinding('sim.incast-gap', { severity: 'warn', message: `${row.senders} senders: the simulator ${row.ratio === null ? 'did not finish' : `gives ${(row.ratio * 100).toFixed(0)}% of the testbed's goodput`} (target within ${INCAST_TARGET * 100}%)` }));
+    findings.push(
+      makeFinding('sim.incast-gap', {
+        severity: 'warn',
+        message: `${row.senders} senders: the simulator ${row.ratio === null ? 'did not finish' : `gives ${(row.ratio * 100).toFixed(0)}% of the testbed's goodput`} (target within ${INCAST_TARGET * 100}%)`,
+      }),
+    );
   }
   const goodputPoints = rows.flatMap((row) => [
     { senders: row.senders, goodputGbps: row.testbedGoodputGbps, source: 'measured' },
-    ...(row.simGoodputGbps !== null ? [{ senders: row.senders, goodputGbps: row.simGoodputGbps, source: 'simulated' }] : []),
+    ...(row.simGoodputGbps !== null
+      ? [{ senders: row.senders, goodputGbps: row.simGoodputGbps, source: 'simulated' }]
+      : []),
   ]);
   return makeResult<IncastMetrics>(
     'testbed.incast',
@@ -283,11 +418,18 @@ export async function testbedIncast(spec: IncastSpec, options: IncastOptions = {
       congestionControl,
       rows,
       singleSender,
-      withinTarget: sim ? rows.every((row) => row.ratio !== null && Math.abs(row.ratio - 1) <= INCAST_TARGET) : null,
+      withinTarget: sim
+        ? rows.every((row) => row.ratio !== null && Math.abs(row.ratio - 1) <= INCAST_TARGET)
+        : null,
       loadAverageBefore,
       loadAverageAfter,
       sim: sim ? { ...sim, seeds: [...SIM_SEEDS] } : null,
     },
-    { series: [{ name: `incast goodput vs senders (${congestionControl})`, unit: 'Gbps', points: goodputPoints }], findings },
+    {
+      series: [
+        { name: `incast goodput vs senders (${congestionControl})`, unit: 'Gbps', points: goodputPoints },
+      ],
+      findings,
+    },
   );
 }

@@ -46,6 +46,18 @@ export {
   type IncastRun,
   type IncastSpec,
 } from './incast.js';
-export { incastScenario, incastSimSettings, simulateIncastRow, SIM_SEEDS, type IncastCc, type IncastSimSettings } from './incast-sim.js';
+export {
+  incastScenario,
+  incastSimSettings,
+  simulateIncastRow,
+  SIM_SEEDS,
+  type IncastCc,
+  type IncastSimSettings,
+} from './incast-sim.js';
 export { testbedUpResult, testbedFaultResult, testbedStatusResult, testbedDownResult } from './result.js';
-export type { TestbedUpMetrics, TestbedFaultMetrics, TestbedStatusMetrics, TestbedDownMetrics } from './result.js';
+export type {
+  TestbedUpMetrics,
+  TestbedFaultMetrics,
+  TestbedStatusMetrics,
+  TestbedDownMetrics,
+} from './result.js';

@@ -30,12 +30,19 @@ export function agentCommand(name: string): string[] {
   const agent = [process.execPath, script, name];
   // Open MPI splits the agent's text on spaces: a path with one cannot be handed to it.
   const spaced = agent.find((part) => /\s/.test(part));
-  if (spaced !== undefined) throw new EnvironmentError(`testbed mpirun: "${spaced}" holds a space, which Open MPI's plm_rsh_agent cannot take`);
+  if (spaced !== undefined)
+    throw new EnvironmentError(
+      `testbed mpirun: "${spaced}" holds a space, which Open MPI's plm_rsh_agent cannot take`,
+    );
   return agent;
 }
 
 /** mpirun's argv, to run inside host 0's namespace. */
-export function mpirunArgv(state: TestbedState, program: readonly string[], options: MpirunOptions = {}): string[] {
+export function mpirunArgv(
+  state: TestbedState,
+  program: readonly string[],
+  options: MpirunOptions = {},
+): string[] {
   const addresses = state.hostNamespaces.map((_, index) => state.addresses[index] ?? hostAddress(index));
   const np = options.np ?? addresses.length;
   return [
@@ -75,18 +82,33 @@ export function mpirunArgv(state: TestbedState, program: readonly string[], opti
 }
 
 /** Runs PROGRAM under mpirun across the testbed; resolves to mpirun's exit code (128 + signal when killed). */
-export async function testbedMpirun(nameInput: string, program: string[], options: MpirunOptions = {}): Promise<number> {
+export async function testbedMpirun(
+  nameInput: string,
+  program: string[],
+  options: MpirunOptions = {},
+): Promise<number> {
   const name = validateName(nameInput);
-  if (program.length === 0) throw new UsageError('testbed mpirun: no program given (usage: aifabric testbed mpirun [--name NAME] [--np N] -- PROGRAM ...)');
-  if (options.np !== undefined && !(Number.isInteger(options.np) && options.np >= 1)) throw new UsageError(`invalid value for --np: ${options.np} (expected a whole number of ranks, at least 1)`);
+  if (program.length === 0)
+    throw new UsageError(
+      'testbed mpirun: no program given (usage: aifabric testbed mpirun [--name NAME] [--np N] -- PROGRAM ...)',
+    );
+  if (options.np !== undefined && !(Number.isInteger(options.np) && options.np >= 1))
+    throw new UsageError(
+      `invalid value for --np: ${options.np} (expected a whole number of ranks, at least 1)`,
+    );
   await requireNamespaces();
   const state = await completeTestbed(name);
   if (hostFault(state.faults, 0, 'cpu') !== undefined) {
-    throw new UsageError(`testbed mpirun: host h0 of "${name}" has a cpu fault; mpirun runs there, outside the cap: put the fault on another host`);
+    throw new UsageError(
+      `testbed mpirun: host h0 of "${name}" has a cpu fault; mpirun runs there, outside the cap: put the fault on another host`,
+    );
   }
   const host0 = state.hostNamespaces[0]!;
   const argv = ['ip', 'netns', 'exec', host0, ...mpirunArgv(state, program, options)];
-  const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, AIFABRIC_TESTBED_HOST: host0 }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: { ...process.env, AIFABRIC_TESTBED_HOST: host0 },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const forward = (signal: NodeJS.Signals) => (): void => {
     child.kill(signal);
   };
@@ -97,7 +119,11 @@ export async function testbedMpirun(nameInput: string, program: string[], option
   try {
     return await new Promise<number>((resolve, reject) => {
       child.on('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'ENOENT' ? new EnvironmentError('testbed mpirun: `ip` not found (apt-get install iproute2)') : error),
+        reject(
+          error.code === 'ENOENT'
+            ? new EnvironmentError('testbed mpirun: `ip` not found (apt-get install iproute2)')
+            : error,
+        ),
       );
       child.on('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 130 : 143)));
     });

@@ -22,7 +22,9 @@ export const MAX_BUFFER_BYTES = 2 ** 32 - 1;
 export function validateName(name: string): string {
   // Short and plain: it becomes part of namespace names and is matched by pattern on `down`.
   if (!/^[a-z][a-z0-9]{0,11}$/.test(name)) {
-    throw new UsageError(`invalid value for --name: "${name}" (expected 1 to 12 lower-case letters and digits, starting with a letter)`);
+    throw new UsageError(
+      `invalid value for --name: "${name}" (expected 1 to 12 lower-case letters and digits, starting with a letter)`,
+    );
   }
   return name;
 }
@@ -56,7 +58,8 @@ export function leafOf(index: number, hosts: number, leaves: number): number {
 }
 
 /** The bridge host `index`'s port joins. */
-export const hostBridge = (index: number, hosts: number, leaves: number): string => (leaves <= 1 ? SINGLE_BRIDGE : leafBridge(leafOf(index, hosts, leaves)));
+export const hostBridge = (index: number, hosts: number, leaves: number): string =>
+  leaves <= 1 ? SINGLE_BRIDGE : leafBridge(leafOf(index, hosts, leaves));
 
 /** The host indexes of testbed `name` among the namespaces listed by `ip netns list`. */
 export function hostIndexes(name: string, namespaces: string[]): number[] {

@@ -42,18 +42,124 @@ export interface PortShape {
 export async function shapeEgress(ns: string, dev: string, shape: PortShape): Promise<void> {
   const rate = `${Math.round(shape.rateBps)}bit`;
   await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '10']);
-  await run('tc', ['-n', ns, 'class', 'add', 'dev', dev, 'parent', '1:', 'classid', NORMAL_CLASS, 'htb', 'rate', rate, 'ceil', rate, 'quantum', String(HTB_QUANTUM_BYTES)]);
-  await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', dev, 'parent', NORMAL_CLASS, 'handle', '10:', 'bfifo', 'limit', String(shape.bufferBytes)]);
+  await run('tc', [
+    '-n',
+    ns,
+    'class',
+    'add',
+    'dev',
+    dev,
+    'parent',
+    '1:',
+    'classid',
+    NORMAL_CLASS,
+    'htb',
+    'rate',
+    rate,
+    'ceil',
+    rate,
+    'quantum',
+    String(HTB_QUANTUM_BYTES),
+  ]);
+  await run('tc', [
+    '-n',
+    ns,
+    'qdisc',
+    'add',
+    'dev',
+    dev,
+    'parent',
+    NORMAL_CLASS,
+    'handle',
+    '10:',
+    'bfifo',
+    'limit',
+    String(shape.bufferBytes),
+  ]);
   if (shape.lossFraction === undefined) return;
-  await run('tc', ['-n', ns, 'class', 'add', 'dev', dev, 'parent', '1:', 'classid', DROP_CLASS, 'htb', 'rate', DROP_CLASS_RATE, 'ceil', DROP_CLASS_RATE, 'quantum', String(DROP_CLASS_QUANTUM_BYTES)]);
-  await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', dev, 'parent', DROP_CLASS, 'handle', DROP_QDISC, 'bfifo', 'limit', String(DROP_FIFO_BYTES)]);
-  await run('tc', ['-n', ns, 'filter', 'add', 'dev', dev, 'parent', '1:', 'protocol', 'all', 'prio', '1', 'bpf', 'bytecode', lossBytecode(shape.lossFraction), 'classid', DROP_CLASS]);
+  await run('tc', [
+    '-n',
+    ns,
+    'class',
+    'add',
+    'dev',
+    dev,
+    'parent',
+    '1:',
+    'classid',
+    DROP_CLASS,
+    'htb',
+    'rate',
+    DROP_CLASS_RATE,
+    'ceil',
+    DROP_CLASS_RATE,
+    'quantum',
+    String(DROP_CLASS_QUANTUM_BYTES),
+  ]);
+  await run('tc', [
+    '-n',
+    ns,
+    'qdisc',
+    'add',
+    'dev',
+    dev,
+    'parent',
+    DROP_CLASS,
+    'handle',
+    DROP_QDISC,
+    'bfifo',
+    'limit',
+    String(DROP_FIFO_BYTES),
+  ]);
+  await run('tc', [
+    '-n',
+    ns,
+    'filter',
+    'add',
+    'dev',
+    dev,
+    'parent',
+    '1:',
+    'protocol',
+    'all',
+    'prio',
+    '1',
+    'bpf',
+    'bytecode',
+    lossBytecode(shape.lossFraction),
+    'classid',
+    DROP_CLASS,
+  ]);
 }
 
 /** Every frame arriving on `from` leaves by the egress of `to` (tc mirred; u32 matching all). */
 export async function redirectIngress(ns: string, from: string, to: string): Promise<void> {
   await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', from, 'ingress']);
-  await run('tc', ['-n', ns, 'filter', 'add', 'dev', from, 'parent', 'ffff:', 'protocol', 'all', 'prio', '1', 'u32', 'match', 'u32', '0', '0', 'action', 'mirred', 'egress', 'redirect', 'dev', to]);
+  await run('tc', [
+    '-n',
+    ns,
+    'filter',
+    'add',
+    'dev',
+    from,
+    'parent',
+    'ffff:',
+    'protocol',
+    'all',
+    'prio',
+    '1',
+    'u32',
+    'match',
+    'u32',
+    '0',
+    '0',
+    'action',
+    'mirred',
+    'egress',
+    'redirect',
+    'dev',
+    to,
+  ]);
 }
 
 /** Removes the root qdisc of `dev` (and with it its classes, filters and loss), before a new shape. */

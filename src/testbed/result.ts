@@ -51,20 +51,35 @@ export function testbedUpResult(info: TestbedInfo): ResultEnvelope<TestbedUpMetr
 }
 
 export function testbedFaultResult(outcome: FaultResult): ResultEnvelope<TestbedFaultMetrics> {
-  return makeResult('testbed.fault', { name: outcome.name, faults: outcome.added.map(formatFault) }, { added: outcome.added, faults: outcome.faults });
+  return makeResult(
+    'testbed.fault',
+    { name: outcome.name, faults: outcome.added.map(formatFault) },
+    { added: outcome.added, faults: outcome.faults },
+  );
 }
 
-export function testbedStatusResult({ state, missingNamespaces }: StatusResult): ResultEnvelope<TestbedStatusMetrics> {
-  return makeResult('testbed.status', { name: state.name }, { ...state, leaves: state.leaves ?? 1, missingNamespaces });
+export function testbedStatusResult({
+  state,
+  missingNamespaces,
+}: StatusResult): ResultEnvelope<TestbedStatusMetrics> {
+  return makeResult(
+    'testbed.status',
+    { name: state.name },
+    { ...state, leaves: state.leaves ?? 1, missingNamespaces },
+  );
 }
 
 export function testbedDownResult(down: DownResult): ResultEnvelope<TestbedDownMetrics> {
-  return makeResult('testbed.down', { name: down.name }, {
-    removedNamespaces: down.removedNamespaces,
-    killedPids: down.killedPids,
-    skippedNamespaces: down.skippedNamespaces,
-    removedCgroups: down.removedCgroups,
-    faults: down.faults,
-    ...(down.complete !== undefined ? { complete: down.complete } : {}),
-  });
+  return makeResult(
+    'testbed.down',
+    { name: down.name },
+    {
+      removedNamespaces: down.removedNamespaces,
+      killedPids: down.killedPids,
+      skippedNamespaces: down.skippedNamespaces,
+      removedCgroups: down.removedCgroups,
+      faults: down.faults,
+      ...(down.complete !== undefined ? { complete: down.complete } : {}),
+    },
+  );
 }

@@ -12,7 +12,9 @@ import { joinCgroup } from './cgroup.js';
 import { readState, type TestbedState } from './state.js';
 
 function hostIndex(state: TestbedState, host: string): number {
-  const byAddress = state.hostNamespaces.findIndex((_, index) => (state.addresses[index] ?? hostAddress(index)) === host);
+  const byAddress = state.hostNamespaces.findIndex(
+    (_, index) => (state.addresses[index] ?? hostAddress(index)) === host,
+  );
   if (byAddress >= 0) return byAddress;
   const byName = state.hostNamespaces.indexOf(host);
   if (byName >= 0) return byName;
@@ -26,16 +28,27 @@ function main(argv: string[]): void {
     process.stderr.write(`aifabric testbed rsh agent: ${message}\n`);
     process.exitCode = code;
   };
-  if (name === undefined || host === undefined || command.length === 0) return fail(2, 'usage: rsh-agent.js NAME HOST COMMAND...');
+  if (name === undefined || host === undefined || command.length === 0)
+    return fail(2, 'usage: rsh-agent.js NAME HOST COMMAND...');
   const state = readState(name);
   if (!state) return fail(3, `testbed "${name}" does not exist`);
   const index = hostIndex(state, host);
-  if (index < 0) return fail(2, `host "${host}" is not in testbed "${name}" (its hosts: ${state.hostNamespaces.join(', ')})`);
+  if (index < 0)
+    return fail(
+      2,
+      `host "${host}" is not in testbed "${name}" (its hosts: ${state.hostNamespaces.join(', ')})`,
+    );
   const namespace = state.hostNamespaces[index]!;
   const inner = ['ip', 'netns', 'exec', namespace, 'sh', '-c', command.join(' ')];
-  const cgroup = hostFault(state.faults, index, 'cpu') !== undefined ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`)) : undefined;
+  const cgroup =
+    hostFault(state.faults, index, 'cpu') !== undefined
+      ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`))
+      : undefined;
   const [program, ...args] = cgroup ? joinCgroup(cgroup, inner) : inner;
-  const child = spawn(program!, args, { env: { ...process.env, AIFABRIC_TESTBED_HOST: namespace }, stdio: 'inherit' });
+  const child = spawn(program!, args, {
+    env: { ...process.env, AIFABRIC_TESTBED_HOST: namespace },
+    stdio: 'inherit',
+  });
   child.on('error', (error) => fail(3, error.message));
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal === 'SIGINT' ? 130 : 143);

@@ -30,33 +30,55 @@ export async function completeTestbed(name: string): Promise<TestbedState> {
   const existing = await listNamespaces();
   const remove = `remove it with \`aifabric testbed down --name ${name}\``;
   if (!state) {
-    if (hostIndexes(name, existing).length === 0) throw new EnvironmentError(`testbed "${name}" does not exist: create it with \`aifabric testbed up --name ${name} --hosts N ...\``);
-    throw new EnvironmentError(`testbed "${name}" was not made by \`aifabric testbed up\` (no state in ${stateDir()}): ${remove}, then run up`);
+    if (hostIndexes(name, existing).length === 0)
+      throw new EnvironmentError(
+        `testbed "${name}" does not exist: create it with \`aifabric testbed up --name ${name} --hosts N ...\``,
+      );
+    throw new EnvironmentError(
+      `testbed "${name}" was not made by \`aifabric testbed up\` (no state in ${stateDir()}): ${remove}, then run up`,
+    );
   }
   if (!state.complete) {
     const holder = lockHolder(name);
-    if (holder) throw new EnvironmentError(`testbed "${name}" is incomplete: \`aifabric ${holder.command}\` (pid ${holder.pid}) is still building it`);
-    throw new EnvironmentError(`testbed "${name}" is incomplete: its \`up\` (pid ${state.upPid}) did not finish; ${remove} and run up again`);
+    if (holder)
+      throw new EnvironmentError(
+        `testbed "${name}" is incomplete: \`aifabric ${holder.command}\` (pid ${holder.pid}) is still building it`,
+      );
+    throw new EnvironmentError(
+      `testbed "${name}" is incomplete: its \`up\` (pid ${state.upPid}) did not finish; ${remove} and run up again`,
+    );
   }
   const missing = [state.switchNamespace, ...state.hostNamespaces].find((ns) => !existing.includes(ns));
-  if (missing !== undefined) throw new EnvironmentError(`testbed "${name}" is broken: namespace ${missing} is gone; ${remove} and run up again`);
+  if (missing !== undefined)
+    throw new EnvironmentError(
+      `testbed "${name}" is broken: namespace ${missing} is gone; ${remove} and run up again`,
+    );
   return state;
 }
 
 /** After Ctrl-C, how long commands get to finish before they are killed. */
 const KILL_GRACE_MS = 5_000;
 
-export async function testbedRun(nameInput: string, command: string[], options: { timeoutS?: number } = {}): Promise<TestbedRunResult> {
+export async function testbedRun(
+  nameInput: string,
+  command: string[],
+  options: { timeoutS?: number } = {},
+): Promise<TestbedRunResult> {
   const name = validateName(nameInput);
-  if (options.timeoutS !== undefined && !(options.timeoutS > 0)) throw new UsageError(`invalid value for --timeout: ${options.timeoutS} s (expected above 0)`);
-  if (command.length === 0) throw new UsageError('testbed run: no command given (usage: aifabric testbed run [--name NAME] -- COMMAND ...)');
+  if (options.timeoutS !== undefined && !(options.timeoutS > 0))
+    throw new UsageError(`invalid value for --timeout: ${options.timeoutS} s (expected above 0)`);
+  if (command.length === 0)
+    throw new UsageError(
+      'testbed run: no command given (usage: aifabric testbed run [--name NAME] -- COMMAND ...)',
+    );
   await requireNamespaces();
   const state = await completeTestbed(name);
   const hosts = state.hostNamespaces;
   const children: ChildProcess[] = [];
   const results: (number | string)[] = new Array<number | string>(hosts.length).fill(-1);
   const killAll = (signal: NodeJS.Signals): void => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   let graceTimer: NodeJS.Timeout | undefined;
   // Ctrl-C (or TERM) ends the run as it ends any command: 128 + the signal, whatever the hosts' commands return.
@@ -94,7 +116,10 @@ export async function testbedRun(nameInput: string, command: string[], options: 
               AIFABRIC_TESTBED_FAULTS: state.faults.map(formatFault).join(','),
             };
             const argv = ['ip', 'netns', 'exec', namespace, ...command];
-            const cgroup = hostFault(state.faults, rank, 'cpu') !== undefined ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`)) : undefined;
+            const cgroup =
+              hostFault(state.faults, rank, 'cpu') !== undefined
+                ? state.cgroups?.find((path) => path.endsWith(`/aifabric-${namespace}`))
+                : undefined;
             const [program, ...args] = cgroup ? joinCgroup(cgroup, argv) : argv;
             const child = spawn(program!, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
             children.push(child);
@@ -116,6 +141,7 @@ export async function testbedRun(nameInput: string, command: string[], options: 
     process.off('SIGTERM', onTerm);
   }
   const failed = results.find((code) => code !== 0);
-  const exitCode = interrupted ?? (failed === undefined ? 0 : typeof failed === 'number' && failed > 0 ? failed : 3);
+  const exitCode =
+    interrupted ?? (failed === undefined ? 0 : typeof failed === 'number' && failed > 0 ? failed : 3);
   return { exitCode, hosts: results, faults: state.faults, timedOut };
 }

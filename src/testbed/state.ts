@@ -50,7 +50,13 @@ const lockPath = (name: string): string => join(stateDir(), `${name}.lock`);
 function isState(value: unknown): value is TestbedState {
   if (typeof value !== 'object' || value === null) return false;
   const state = value as Partial<TestbedState>;
-  return typeof state.name === 'string' && typeof state.complete === 'boolean' && typeof state.hosts === 'number' && Array.isArray(state.faults) && Array.isArray(state.hostNamespaces);
+  return (
+    typeof state.name === 'string' &&
+    typeof state.complete === 'boolean' &&
+    typeof state.hosts === 'number' &&
+    Array.isArray(state.faults) &&
+    Array.isArray(state.hostNamespaces)
+  );
 }
 
 /** The state of testbed NAME; undefined when there is none (or it cannot be read as one). */
@@ -73,7 +79,9 @@ export function writeState(state: TestbedState): void {
   try {
     writeFileAtomic(statePath(state.name), `${JSON.stringify(state, null, 2)}\n`);
   } catch (error) {
-    throw new EnvironmentError(`cannot write ${statePath(state.name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new EnvironmentError(
+      `cannot write ${statePath(state.name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 
@@ -99,7 +107,9 @@ interface LockHolder {
 function readLock(name: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(lockPath(name), 'utf8')) as Partial<LockHolder>;
-    return typeof parsed.pid === 'number' ? { pid: parsed.pid, command: String(parsed.command ?? 'testbed') } : undefined;
+    return typeof parsed.pid === 'number'
+      ? { pid: parsed.pid, command: String(parsed.command ?? 'testbed') }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -119,7 +129,9 @@ export function acquireLock(name: string, command: string): () => void {
   try {
     mkdirSync(stateDir(), { recursive: true });
   } catch (error) {
-    throw new EnvironmentError(`cannot create ${stateDir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new EnvironmentError(
+      `cannot create ${stateDir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   const path = lockPath(name);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -127,10 +139,15 @@ export function acquireLock(name: string, command: string): () => void {
     try {
       fd = openSync(path, 'wx', 0o644);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new EnvironmentError(`cannot create ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new EnvironmentError(
+          `cannot create ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        );
       const holder = readLock(name);
       if (holder && isAlive(holder.pid)) {
-        throw new EnvironmentError(`testbed "${name}" is busy: \`aifabric ${holder.command}\` (pid ${holder.pid}) is at work on it (lock ${path})`);
+        throw new EnvironmentError(
+          `testbed "${name}" is busy: \`aifabric ${holder.command}\` (pid ${holder.pid}) is at work on it (lock ${path})`,
+        );
       }
       // Stale: its holder died (killed `up`). Take it over.
       rmSync(path, { force: true });

@@ -17,7 +17,13 @@ export async function testbedStatus(nameInput: string): Promise<StatusResult> {
   const name = validateName(nameInput);
   await requireNamespaces();
   const state = readState(name);
-  if (!state) throw new UsageError(`testbed "${name}" does not exist: create it with \`aifabric testbed up --name ${name} --hosts N ...\``);
+  if (!state)
+    throw new UsageError(
+      `testbed "${name}" does not exist: create it with \`aifabric testbed up --name ${name} --hosts N ...\``,
+    );
   const existing = new Set(await listNamespaces());
-  return { state, missingNamespaces: [state.switchNamespace, ...state.hostNamespaces].filter((ns) => !existing.has(ns)) };
+  return {
+    state,
+    missingNamespaces: [state.switchNamespace, ...state.hostNamespaces].filter((ns) => !existing.has(ns)),
+  };
 }

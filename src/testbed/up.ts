@@ -72,18 +72,44 @@ export type ValidSpec = TestbedSpec & { faults: Fault[]; leaves: number };
 
 export function validateSpec(spec: TestbedSpec): ValidSpec {
   validateName(spec.name);
-  if (!Number.isInteger(spec.hosts) || spec.hosts < 1 || spec.hosts > MAX_HOSTS) throw new UsageError(`invalid value for --hosts: ${spec.hosts} (expected 1 to ${MAX_HOSTS})`);
-  if (!(spec.rateBps >= MIN_RATE_BPS)) throw new UsageError(`invalid value for --rate: ${spec.rateBps} bit/s (expected at least 8kbit)`);
-  if (!(spec.rateBps <= MAX_RATE_BPS)) throw new UsageError(`invalid value for --rate: ${formatBitRate(spec.rateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)}, the fastest Ethernet port)`);
-  if (!Number.isInteger(spec.bufferBytes) || spec.bufferBytes < MIN_BUFFER_BYTES) throw new UsageError(`invalid value for --buffer: ${spec.bufferBytes} bytes (expected at least one ${MIN_BUFFER_BYTES}-byte frame)`);
-  if (spec.bufferBytes > MAX_BUFFER_BYTES) throw new UsageError(`invalid value for --buffer: ${spec.bufferBytes} bytes (expected at most ${MAX_BUFFER_BYTES}, the largest bfifo limit tc takes)`);
+  if (!Number.isInteger(spec.hosts) || spec.hosts < 1 || spec.hosts > MAX_HOSTS)
+    throw new UsageError(`invalid value for --hosts: ${spec.hosts} (expected 1 to ${MAX_HOSTS})`);
+  if (!(spec.rateBps >= MIN_RATE_BPS))
+    throw new UsageError(`invalid value for --rate: ${spec.rateBps} bit/s (expected at least 8kbit)`);
+  if (!(spec.rateBps <= MAX_RATE_BPS))
+    throw new UsageError(
+      `invalid value for --rate: ${formatBitRate(spec.rateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)}, the fastest Ethernet port)`,
+    );
+  if (!Number.isInteger(spec.bufferBytes) || spec.bufferBytes < MIN_BUFFER_BYTES)
+    throw new UsageError(
+      `invalid value for --buffer: ${spec.bufferBytes} bytes (expected at least one ${MIN_BUFFER_BYTES}-byte frame)`,
+    );
+  if (spec.bufferBytes > MAX_BUFFER_BYTES)
+    throw new UsageError(
+      `invalid value for --buffer: ${spec.bufferBytes} bytes (expected at most ${MAX_BUFFER_BYTES}, the largest bfifo limit tc takes)`,
+    );
   const leaves = spec.leaves ?? 1;
-  if (!Number.isInteger(leaves) || leaves < 1 || leaves > spec.hosts) throw new UsageError(`invalid value for --leaves: ${leaves} (expected 1 to --hosts ${spec.hosts}: every leaf has at least one host)`);
-  if (leaves > 1 && spec.uplinkRateBps === undefined) throw new UsageError(`--leaves ${leaves} needs --uplink-rate RATE (the rate of each leaf's uplink to the spine, e.g. 50Mbps)`);
-  if (leaves === 1 && spec.uplinkRateBps !== undefined) throw new UsageError('invalid value for --uplink-rate: a single-switch testbed has no uplinks (give --leaves 2 or more)');
+  if (!Number.isInteger(leaves) || leaves < 1 || leaves > spec.hosts)
+    throw new UsageError(
+      `invalid value for --leaves: ${leaves} (expected 1 to --hosts ${spec.hosts}: every leaf has at least one host)`,
+    );
+  if (leaves > 1 && spec.uplinkRateBps === undefined)
+    throw new UsageError(
+      `--leaves ${leaves} needs --uplink-rate RATE (the rate of each leaf's uplink to the spine, e.g. 50Mbps)`,
+    );
+  if (leaves === 1 && spec.uplinkRateBps !== undefined)
+    throw new UsageError(
+      'invalid value for --uplink-rate: a single-switch testbed has no uplinks (give --leaves 2 or more)',
+    );
   if (spec.uplinkRateBps !== undefined) {
-    if (!(spec.uplinkRateBps >= MIN_RATE_BPS)) throw new UsageError(`invalid value for --uplink-rate: ${spec.uplinkRateBps} bit/s (expected at least 8kbit)`);
-    if (!(spec.uplinkRateBps <= MAX_RATE_BPS)) throw new UsageError(`invalid value for --uplink-rate: ${formatBitRate(spec.uplinkRateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)})`);
+    if (!(spec.uplinkRateBps >= MIN_RATE_BPS))
+      throw new UsageError(
+        `invalid value for --uplink-rate: ${spec.uplinkRateBps} bit/s (expected at least 8kbit)`,
+      );
+    if (!(spec.uplinkRateBps <= MAX_RATE_BPS))
+      throw new UsageError(
+        `invalid value for --uplink-rate: ${formatBitRate(spec.uplinkRateBps)} (expected at most ${formatBitRate(MAX_RATE_BPS)})`,
+      );
   }
   const faults = validateFaults(spec.faults ?? [], {
     hosts: spec.hosts,
@@ -132,7 +158,8 @@ async function build(spec: ValidSpec, state: TestbedState, interrupted: () => bo
   for (let index = 0; index < spec.hosts; index++) {
     if (interrupted()) throw new EnvironmentError('testbed up interrupted');
     // Test hook: fail half-way so tests can see a failed `up` remove what it made.
-    if (process.env.AIFABRIC_TESTBED_FAIL_AT === String(index)) throw new EnvironmentError(`testbed up: injected failure at host ${index}`);
+    if (process.env.AIFABRIC_TESTBED_FAIL_AT === String(index))
+      throw new EnvironmentError(`testbed up: injected failure at host ${index}`);
     const host = hostNamespace(spec.name, index);
     // Recorded before it is made: a kill between `ip netns add` and the marker leaves a namespace
     // that only the state names (see removeTestbed).
@@ -140,7 +167,15 @@ async function build(spec: ValidSpec, state: TestbedState, interrupted: () => bo
     state.addresses.push(hostAddress(index));
     writeState(state);
     await addNamespace(host, spec.name);
-    await wireHostPort(host, sw, hostBridge(index, spec.hosts, spec.leaves), index, `${hostAddress(index)}/${PREFIX_LENGTH}`, spec, spec.faults);
+    await wireHostPort(
+      host,
+      sw,
+      hostBridge(index, spec.hosts, spec.leaves),
+      index,
+      `${hostAddress(index)}/${PREFIX_LENGTH}`,
+      spec,
+      spec.faults,
+    );
   }
   addCpuCgroups(state, spec.faults);
 }
@@ -149,7 +184,9 @@ export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
   const spec = validateSpec(input);
   await requireNamespaces();
   if (spec.faults.some((fault) => isHostFault(fault) && fault.kind === 'cpu') && !findCpuController()) {
-    throw new EnvironmentError('the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted');
+    throw new EnvironmentError(
+      'the cpu fault needs a CPU cgroup controller (cgroup v2 with "cpu" in cgroup.controllers, or a cgroup v1 "cpu" mount); none is mounted',
+    );
   }
   const release = acquireLock(spec.name, 'testbed up');
   let interrupted = false;
@@ -163,8 +200,13 @@ export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
     const existing = await listNamespaces();
     if (existing.includes(switchNamespace(spec.name)) || hostIndexes(spec.name, existing).length > 0) {
       const previous = readState(spec.name);
-      const what = previous && !previous.complete ? 'exists but is incomplete (an earlier `up` did not finish)' : 'already exists';
-      throw new EnvironmentError(`testbed "${spec.name}" ${what}: remove it with \`aifabric testbed down --name ${spec.name}\``);
+      const what =
+        previous && !previous.complete
+          ? 'exists but is incomplete (an earlier `up` did not finish)'
+          : 'already exists';
+      throw new EnvironmentError(
+        `testbed "${spec.name}" ${what}: remove it with \`aifabric testbed down --name ${spec.name}\``,
+      );
     }
     const state: TestbedState = {
       name: spec.name,
@@ -198,7 +240,9 @@ export async function testbedUp(input: TestbedSpec): Promise<TestbedInfo> {
     };
   } catch (error) {
     if (started) await removeTestbed(spec.name).catch(() => undefined);
-    throw error instanceof EnvironmentError && interrupted ? new EnvironmentError(`testbed up interrupted; removed what it had made`) : error;
+    throw error instanceof EnvironmentError && interrupted
+      ? new EnvironmentError(`testbed up interrupted; removed what it had made`)
+      : error;
   } finally {
     release();
     process.off('SIGINT', onSignal);

@@ -26,7 +26,12 @@ export async function addLeafBridges(sw: string, leaves: number): Promise<void> 
 }
 
 /** Leaf `leaf`'s uplink to the spine at `rateBps` each way, with `bufferBytes` of buffer at each end. */
-export async function wireUplink(sw: string, leaf: number, rateBps: number, bufferBytes: number): Promise<void> {
+export async function wireUplink(
+  sw: string,
+  leaf: number,
+  rateBps: number,
+  bufferBytes: number,
+): Promise<void> {
   const up = leafUplinkPort(leaf);
   const down = spineDownlinkPort(leaf);
   await ipIn(sw, ['link', 'add', up, 'type', 'veth', 'peer', 'name', down]);
@@ -39,7 +44,12 @@ export async function wireUplink(sw: string, leaf: number, rateBps: number, buff
 }
 
 /** A running uplink shaped anew at `rateBps` (an `uplink-rate` fault added by `testbed fault`). */
-export async function reshapeUplink(sw: string, leaf: number, rateBps: number, bufferBytes: number): Promise<void> {
+export async function reshapeUplink(
+  sw: string,
+  leaf: number,
+  rateBps: number,
+  bufferBytes: number,
+): Promise<void> {
   for (const dev of [leafUplinkPort(leaf), spineDownlinkPort(leaf)]) {
     await clearEgress(sw, dev);
     await shapeEgress(sw, dev, { rateBps, bufferBytes });

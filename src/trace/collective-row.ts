@@ -101,7 +101,8 @@ export function collectiveRow(
     const predicted =
       sizeBytes === null ? null : model.predict(op, sizeBytes, shape.size, shape.nodes, shape.gpusPerNode);
     row.predictedUs = predicted;
-    row.modelFraction = predicted !== null && trueTimeUs !== null && trueTimeUs > 0 ? predicted / trueTimeUs : null;
+    row.modelFraction =
+      predicted !== null && trueTimeUs !== null && trueTimeUs > 0 ? predicted / trueTimeUs : null;
   }
   return row;
 }

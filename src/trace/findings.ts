@@ -22,18 +22,20 @@ export function stragglerFindings(stragglers: readonly TraceStraggler[], matched
   return stragglers
     .filter((s) => s.lostUs >= STRAGGLER_LOST_SHARE * totalLost)
     .slice(0, MAX_STRAGGLER_FINDINGS)
-    .map((s) => makeFinding('trace.straggler', {
-      severity: 'warn',
-      message: `rank ${s.rank} arrived last at ${s.lastCount} of ${matchedCount} matched collectives; the other ranks lost ${us(s.lostUs)} waiting for it; cause: ${s.cause === 'compute' ? 'compute before the collective (a slow GPU, a data loader)' : 'the collective itself (a late launch, a slow link or NIC)'}`,
-      rank: s.rank,
-      lastCount: s.lastCount,
-      lostUs: s.lostUs,
-      cause: s.cause,
-      remediation:
-        s.cause === 'compute'
-          ? `profile rank ${s.rank}'s compute and input pipeline before its collectives`
-          : `check rank ${s.rank}'s host, NIC and links (aifabric check)`,
-    }));
+    .map((s) =>
+      makeFinding('trace.straggler', {
+        severity: 'warn',
+        message: `rank ${s.rank} arrived last at ${s.lastCount} of ${matchedCount} matched collectives; the other ranks lost ${us(s.lostUs)} waiting for it; cause: ${s.cause === 'compute' ? 'compute before the collective (a slow GPU, a data loader)' : 'the collective itself (a late launch, a slow link or NIC)'}`,
+        rank: s.rank,
+        lastCount: s.lastCount,
+        lostUs: s.lostUs,
+        cause: s.cause,
+        remediation:
+          s.cause === 'compute'
+            ? `profile rank ${s.rank}'s compute and input pipeline before its collectives`
+            : `check rank ${s.rank}'s host, NIC and links (aifabric check)`,
+      }),
+    );
 }
 
 export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: string): Finding[] {
@@ -56,18 +58,20 @@ export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: 
     const fractions = list.map((r) => r.modelFraction as number);
     const worst = Math.min(...fractions);
     const best = Math.max(...fractions);
-    out.push(makeFinding('trace.below-model', {
-      // One traced rank: its duration includes waiting for the others, so a low fraction is only a hint.
-      severity: bound ? 'warn' : 'error',
-      message: `${list.length} x ${first.op} of ${first.sizeBytes} bytes in group ${first.group} ran at ${pct(worst)}${list.length > 1 ? `-${pct(best)}` : ''} of what ${fabric} should give (${us(first.predictedUs as number)} predicted, ${us(first.trueTimeUs ?? Number.NaN)} true time)${bound ? '; one rank traced, so the time includes its wait' : ''}`,
-      op: first.op,
-      sizeBytes: first.sizeBytes,
-      group: first.group,
-      count: list.length,
-      minFraction: worst,
-      maxFraction: best,
-      predictedUs: first.predictedUs,
-    }));
+    out.push(
+      makeFinding('trace.below-model', {
+        // One traced rank: its duration includes waiting for the others, so a low fraction is only a hint.
+        severity: bound ? 'warn' : 'error',
+        message: `${list.length} x ${first.op} of ${first.sizeBytes} bytes in group ${first.group} ran at ${pct(worst)}${list.length > 1 ? `-${pct(best)}` : ''} of what ${fabric} should give (${us(first.predictedUs as number)} predicted, ${us(first.trueTimeUs ?? Number.NaN)} true time)${bound ? '; one rank traced, so the time includes its wait' : ''}`,
+        op: first.op,
+        sizeBytes: first.sizeBytes,
+        group: first.group,
+        count: list.length,
+        minFraction: worst,
+        maxFraction: best,
+        predictedUs: first.predictedUs,
+      }),
+    );
   }
   return out;
 }
@@ -79,11 +83,15 @@ export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: 
  */
 export function unfinishedFindings(rows: readonly TraceCollectiveRow[]): Finding[] {
   const firstPerGroup = new Map<string, TraceCollectiveRow>();
-  for (const row of rows) if (row.unfinishedRanks.length > 0 && !firstPerGroup.has(row.group)) firstPerGroup.set(row.group, row);
+  for (const row of rows)
+    if (row.unfinishedRanks.length > 0 && !firstPerGroup.has(row.group)) firstPerGroup.set(row.group, row);
   return [...firstPerGroup.values()].map((row) => {
     const behind = [...row.notStartedRanks, ...row.ranksMissing].sort((a, b) => a - b);
     const queued = row.notStartedRanks.length > 0 ? ` (queued on ${rankList(row.notStartedRanks)})` : '';
-    const absent = behind.length > 0 ? `; rank${behind.length > 1 ? 's' : ''} ${rankList(behind)} never started it${queued}` : '';
+    const absent =
+      behind.length > 0
+        ? `; rank${behind.length > 1 ? 's' : ''} ${rankList(behind)} never started it${queued}`
+        : '';
     return makeFinding('trace.unfinished', {
       severity: 'error',
       message: `${row.op} #${row.seq} of group ${row.group} never finished on rank${row.unfinishedRanks.length > 1 ? 's' : ''} ${rankList(row.unfinishedRanks)}${absent} (a hang: the ranks in it wait for the others)`,
@@ -92,7 +100,10 @@ export function unfinishedFindings(rows: readonly TraceCollectiveRow[]): Finding
       op: row.op,
       unfinishedRanks: row.unfinishedRanks,
       neverStarted: behind,
-      remediation: behind.length > 0 ? `look at what rank ${behind[0]} was doing before it (its stack in the dump, its host)` : 'check the links between the stuck ranks (aifabric check)',
+      remediation:
+        behind.length > 0
+          ? `look at what rank ${behind[0]} was doing before it (its stack in the dump, its host)`
+          : 'check the links between the stuck ranks (aifabric check)',
     });
   });
 }
@@ -100,7 +111,11 @@ export function unfinishedFindings(rows: readonly TraceCollectiveRow[]): Finding
 const pct = (f: number): string => `${Math.round(f * 100)}%`;
 
 export function rankMissingFinding(message: string, evidence?: string): Finding {
-  return makeFinding('trace.rank-missing', { severity: 'warn', message, ...(evidence !== undefined ? { evidence } : {}) });
+  return makeFinding('trace.rank-missing', {
+    severity: 'warn',
+    message,
+    ...(evidence !== undefined ? { evidence } : {}),
+  });
 }
 
 export function clockAlignedFinding(offsetsUs: Record<string, number>, reference: string): Finding {

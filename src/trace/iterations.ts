@@ -19,7 +19,8 @@ export interface RankBusy {
 /** A rank's compute and NCCL busy time, merged, in its own clock. */
 export function rankBusy(r: RankedFacts, offsetUs: number): RankBusy {
   const comm: number[] = [];
-  for (const c of r.facts.collectives) if (Number.isFinite(c.durUs)) comm.push(c.startUs, c.startUs + c.durUs);
+  for (const c of r.facts.collectives)
+    if (Number.isFinite(c.durUs)) comm.push(c.startUs, c.startUs + c.durUs);
   return { rank: r.rank, offsetUs, compute: mergeIntervals(r.facts.computeBusy), comm: mergeIntervals(comm) };
 }
 

@@ -73,12 +73,16 @@ export function matchCollectives(
       const key = `${collective.group}\u0000${isPointToPoint(collective.op) ? 'p2p' : 'coll'}\u0000${collective.seq}`;
       let m = byKey.get(key);
       if (!m)
-        byKey.set(key, (m = { group: collective.group, seq: collective.seq, entries: [], missing: [], notStarted: [] }));
+        byKey.set(
+          key,
+          (m = { group: collective.group, seq: collective.seq, entries: [], missing: [], notStarted: [] }),
+        );
       // A rank listing one (group, seq) twice keeps its first: the key is meant to be unique per rank.
       if (m.entries.some((e) => e.rank === rank) || m.notStarted.includes(rank)) continue;
       // Queued but never started (its start time is only when it was enqueued): not an arrival.
       if (collective.state === 'scheduled') m.notStarted.push(rank);
-      else m.entries.push({ rank, hostKey, collective, startUs: collective.startUs, durUs: collective.durUs });
+      else
+        m.entries.push({ rank, hostKey, collective, startUs: collective.startUs, durUs: collective.durUs });
     }
   }
   // A collective no rank started has no arrivals to compare; its ranks are still told apart as queued.

@@ -61,7 +61,9 @@ export function rankTraces(traces: readonly TraceRankFacts[]): RankSet {
   // Nothing to match or time: every trace given is CPU-only (a profiler run without CUDA activity).
   if (ranked.length > 0 && ranked.every((r) => !r.facts.hasGpu)) {
     const files = ranked.map((r) => r.facts.file);
-    throw new InputError(`${files.length === 1 ? files[0] : `${files.length} traces (${files[0]}, ...)`}: no GPU kernels (a CPU-only trace: record with ProfilerActivity.CUDA): nothing to analyse`);
+    throw new InputError(
+      `${files.length === 1 ? files[0] : `${files.length} traces (${files[0]}, ...)`}: no GPU kernels (a CPU-only trace: record with ProfilerActivity.CUDA): nothing to analyse`,
+    );
   }
   return {
     gpu: ranked.filter((r) => r.facts.hasGpu),

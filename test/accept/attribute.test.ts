@@ -1,20 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { attributeCulprits, formatArgv, type HostOutcome, type PairOutcome } from '../../src/accept/attribute.js';
+import {
+  attributeCulprits,
+  formatArgv,
+  type HostOutcome,
+  type PairOutcome,
+} from '../../src/accept/attribute.js';
 import { circlePairings } from '../../src/accept/pairings.js';
 import type { AcceptVerdict } from '../../src/accept/types.js';
 
 const HOSTS = Array.from({ length: 12 }, (_, i) => `h${i}`);
 /** 12 hosts under 3 leaves, placed contiguously as the two-tier testbed does. */
-const LEAF_OF: Record<string, string> = Object.fromEntries(HOSTS.map((h, i) => [h, `leaf${Math.floor(i / 4)}`]));
+const LEAF_OF: Record<string, string> = Object.fromEntries(
+  HOSTS.map((h, i) => [h, `leaf${Math.floor(i / 4)}`]),
+);
 
 const argvFor = (a: string, b: string): string[] => ['aifabric', 'bench', 'tcp', '--hosts', `${a},${b}`];
 
 /** Every pair of the circle schedule, with its verdict from `verdictOf`. */
 function circle(verdictOf: (a: string, b: string) => AcceptVerdict, hosts = HOSTS): PairOutcome[] {
-  return circlePairings(hosts).flat().map(([a, b]) => ({ a, b, verdict: verdictOf(a, b), argv: argvFor(a, b) }));
+  return circlePairings(hosts)
+    .flat()
+    .map(([a, b]) => ({ a, b, verdict: verdictOf(a, b), argv: argvFor(a, b) }));
 }
 
-const involves = (host: string) => (a: string, b: string): AcceptVerdict => (a === host || b === host ? 'slow' : 'pass');
+const involves =
+  (host: string) =>
+  (a: string, b: string): AcceptVerdict =>
+    a === host || b === host ? 'slow' : 'pass';
 
 describe('attributeCulprits', () => {
   it('names no culprit on a healthy fleet', () => {
@@ -30,9 +42,13 @@ describe('attributeCulprits', () => {
   });
 
   it('blames two bad nodes, each with its own evidence', () => {
-    const verdictOf = (a: string, b: string): AcceptVerdict => ([a, b].some((h) => h === 'h1' || h === 'h8') ? 'fail' : 'pass');
+    const verdictOf = (a: string, b: string): AcceptVerdict =>
+      [a, b].some((h) => h === 'h1' || h === 'h8') ? 'fail' : 'pass';
     const culprits = attributeCulprits({ pairs: circle(verdictOf) });
-    expect(culprits.map((c) => [c.kind, c.id])).toEqual([['node', 'h1'], ['node', 'h8']]);
+    expect(culprits.map((c) => [c.kind, c.id])).toEqual([
+      ['node', 'h1'],
+      ['node', 'h8'],
+    ]);
   });
 
   it('blames a slow leaf uplink, not the nodes under it, when every failing pair crosses it', () => {
@@ -47,16 +63,23 @@ describe('attributeCulprits', () => {
 
   it('still blames the uplink when one stray pair elsewhere is slow too, and leaves that pair to the later rules', () => {
     const crossesLeaf1OrStray = (a: string, b: string): AcceptVerdict =>
-      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') || (a === 'h0' && b === 'h9') || (a === 'h9' && b === 'h0') ? 'slow' : 'pass';
+      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ||
+      (a === 'h0' && b === 'h9') ||
+      (a === 'h9' && b === 'h0')
+        ? 'slow'
+        : 'pass';
     const culprits = attributeCulprits({ pairs: circle(crossesLeaf1OrStray), leafOf: LEAF_OF });
     expect(culprits[0]).toMatchObject({ kind: 'link', id: 'leaf1-uplink', severity: 'error' });
-    expect(culprits[0]?.evidence[0]).toBe("32 of 32 pairs crossing leaf1's uplink fail; 1 of the 34 other pairs fail");
+    expect(culprits[0]?.evidence[0]).toBe(
+      "32 of 32 pairs crossing leaf1's uplink fail; 1 of the 34 other pairs fail",
+    );
     expect(culprits.some((c) => c.kind === 'node')).toBe(false);
     expect(culprits[1]).toMatchObject({ kind: 'link', id: expect.stringMatching(/^h(0~h9|9~h0)$/) });
   });
 
   it('blames no uplink when pairs fail everywhere alike', () => {
-    const everyThird = (a: string, b: string): AcceptVerdict => ((Number(a.slice(1)) + Number(b.slice(1))) % 3 === 0 ? 'slow' : 'pass');
+    const everyThird = (a: string, b: string): AcceptVerdict =>
+      (Number(a.slice(1)) + Number(b.slice(1))) % 3 === 0 ? 'slow' : 'pass';
     const culprits = attributeCulprits({ pairs: circle(everyThird), leafOf: LEAF_OF });
     expect(culprits.some((c) => c.id.endsWith('-uplink'))).toBe(false);
   });
@@ -74,7 +97,8 @@ describe('attributeCulprits', () => {
   });
 
   it('blames a single failing pair between otherwise fine hosts as a link a~b', () => {
-    const verdictOf = (a: string, b: string): AcceptVerdict => ([a, b].sort().join() === 'h2,h9' ? 'fail' : 'pass');
+    const verdictOf = (a: string, b: string): AcceptVerdict =>
+      [a, b].sort().join() === 'h2,h9' ? 'fail' : 'pass';
     const pairs = circle(verdictOf);
     const bad = pairs.find((p) => p.verdict === 'fail');
     const culprits = attributeCulprits({ pairs, leafOf: LEAF_OF });
@@ -99,17 +123,26 @@ describe('attributeCulprits', () => {
     }));
     const culprits = attributeCulprits({ pairs: circle(() => 'pass'), hosts });
     expect(culprits).toHaveLength(1);
-    expect(culprits[0]).toMatchObject({ kind: 'node', id: 'h3', reproduce: 'all_reduce_perf -g 1 --host h3' });
-    expect(culprits[0]?.evidence).toEqual(['its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)', 'host h3 fail: transport fell back to NET/Socket']);
+    expect(culprits[0]).toMatchObject({
+      kind: 'node',
+      id: 'h3',
+      reproduce: 'all_reduce_perf -g 1 --host h3',
+    });
+    expect(culprits[0]?.evidence).toEqual([
+      'its own results fail (preflight, the median of its pairs, or group testing beside hosts that pass)',
+      'host h3 fail: transport fell back to NET/Socket',
+    ]);
   });
 
   it('blames a rail that fails on every node while the other rail passes', () => {
-    const hosts: HostOutcome[] = HOSTS.flatMap((host) => ['mlx5_0', 'mlx5_1'].map((rail) => ({
-      host,
-      rail,
-      verdict: rail === 'mlx5_1' ? 'slow' : 'pass',
-      argv: ['ib_write_bw', '-d', rail],
-    })));
+    const hosts: HostOutcome[] = HOSTS.flatMap((host) =>
+      ['mlx5_0', 'mlx5_1'].map((rail) => ({
+        host,
+        rail,
+        verdict: rail === 'mlx5_1' ? 'slow' : 'pass',
+        argv: ['ib_write_bw', '-d', rail],
+      })),
+    );
     const culprits = attributeCulprits({ pairs: circle(() => 'pass'), hosts });
     expect(culprits.map((c) => [c.kind, c.id])).toEqual([['rail', 'mlx5_1']]);
     expect(culprits[0]?.evidence[0]).toContain('12 runs on 12 hosts');
@@ -121,7 +154,9 @@ describe('attributeCulprits', () => {
     const culprits = attributeCulprits({ pairs: circle(verdictOf) });
     expect(culprits.map((c) => [c.kind, c.id, c.score])).toEqual([['fabric', 'fabric', 1]]);
     const twoLeaves = Object.fromEntries(HOSTS.map((h) => [h, `leaf${half(h)}`]));
-    expect(attributeCulprits({ pairs: circle(verdictOf), leafOf: twoLeaves }).map((c) => c.id)).toEqual(['leaf0~leaf1']);
+    expect(attributeCulprits({ pairs: circle(verdictOf), leafOf: twoLeaves }).map((c) => c.id)).toEqual([
+      'leaf0~leaf1',
+    ]);
   });
 
   it('blames the fabric, never every node, when everything fails', () => {

@@ -19,9 +19,25 @@ describe('a hung run', () => {
         timeouts.push(host);
         return Promise.resolve({ exitCode: null, stdout: '', stderr: '', timedOut: true, wallS: 5 });
       }
-      return ok(JSON.stringify({ end: { sum_sent: { bytes: 2.4e7, retransmits: 0 }, sum_received: { bits_per_second: 95e6 } } }));
+      return ok(
+        JSON.stringify({
+          end: { sum_sent: { bytes: 2.4e7, retransmits: 0 }, sum_received: { bits_per_second: 95e6 } },
+        }),
+      );
     });
-    const result = await runAcceptance(launcher, { portRateBps: 100e6 }, { tools: ['iperf3'], stages: ['preflight', 'pairs'], pairing: 'circle', seed: 1, budgetS: 60, iperfSeconds: 1, benchCommand: ['aifabric'] });
+    const result = await runAcceptance(
+      launcher,
+      { portRateBps: 100e6 },
+      {
+        tools: ['iperf3'],
+        stages: ['preflight', 'pairs'],
+        pairing: 'circle',
+        seed: 1,
+        budgetS: 60,
+        iperfSeconds: 1,
+        benchCommand: ['aifabric'],
+      },
+    );
     const hung = result.metrics.runs.filter((run) => run.verdict === 'hung');
     expect(hung.length).toBeGreaterThanOrEqual(5);
     expect(hung.every((run) => run.hosts.includes('g-h2'))).toBe(true);

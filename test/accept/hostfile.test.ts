@@ -47,10 +47,16 @@ describe('parseHostfile', () => {
     expect(message(() => parseHostfile('a slot=4', 'hosts.txt'))).toBe(
       'hosts.txt:1: unknown field "slot": expected slots=N or max_slots=M',
     );
-    expect(message(() => parseHostfile('a 4', 'hosts.txt'))).toContain('hosts.txt:1: field "4": expected key=value');
-    expect(message(() => parseHostfile('a slots=4 max_slots=2', 'hosts.txt'))).toContain('hosts.txt:1: max_slots=2');
+    expect(message(() => parseHostfile('a 4', 'hosts.txt'))).toContain(
+      'hosts.txt:1: field "4": expected key=value',
+    );
+    expect(message(() => parseHostfile('a slots=4 max_slots=2', 'hosts.txt'))).toContain(
+      'hosts.txt:1: max_slots=2',
+    );
     expect(message(() => parseHostfile('a slots=1 slots=2', 'hosts.txt'))).toContain('slots given twice');
-    expect(message(() => parseHostfile('slots=4', 'hosts.txt'))).toContain('hosts.txt:1: "slots=4": expected a host name');
+    expect(message(() => parseHostfile('slots=4', 'hosts.txt'))).toContain(
+      'hosts.txt:1: "slots=4": expected a host name',
+    );
     expect(message(() => parseHostfile('no!de slots=2', 'hosts.txt'))).toContain('hosts.txt:1: host "no!de"');
   });
 
@@ -61,6 +67,8 @@ describe('parseHostfile', () => {
   });
 
   it('rejects a file with no hosts', () => {
-    expect(message(() => parseHostfile('# only a comment\n\n', 'empty.txt'))).toContain('empty.txt: no hosts');
+    expect(message(() => parseHostfile('# only a comment\n\n', 'empty.txt'))).toContain(
+      'empty.txt: no hosts',
+    );
   });
 });

@@ -25,14 +25,25 @@ describe('expandHostlist', () => {
   });
 
   it('expands several bracket groups as the cartesian product, last group fastest', () => {
-    expect(expandHostlist('rack[1-2]-n[01-02]')).toEqual(['rack1-n01', 'rack1-n02', 'rack2-n01', 'rack2-n02']);
+    expect(expandHostlist('rack[1-2]-n[01-02]')).toEqual([
+      'rack1-n01',
+      'rack1-n02',
+      'rack2-n01',
+      'rack2-n02',
+    ]);
   });
 
-  it('with three groups follows Slurm\'s recursion: right-most prefix group outermost', () => {
+  it("with three groups follows Slurm's recursion: right-most prefix group outermost", () => {
     // _push_range_list recurses on strrchr(prefix, '['): b varies slowest, then a, then c.
     expect(expandHostlist('a[1-2]b[3-4]c[5-6]')).toEqual([
-      'a1b3c5', 'a1b3c6', 'a2b3c5', 'a2b3c6',
-      'a1b4c5', 'a1b4c6', 'a2b4c5', 'a2b4c6',
+      'a1b3c5',
+      'a1b3c6',
+      'a2b3c5',
+      'a2b3c6',
+      'a1b4c5',
+      'a1b4c6',
+      'a2b4c5',
+      'a2b4c6',
     ]);
   });
 

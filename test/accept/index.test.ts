@@ -39,9 +39,16 @@ describe('accept room surface', () => {
     const hosts = accept.expandHostlist('node[01-08]');
     const pairs = accept.circlePairings(hosts).flat();
     const figures = pairs.map(([a, b]) => (a === 'node05' || b === 'node05' ? 48 : 190 + (a.length % 3)));
-    const verdicts = accept.judgeResults(pairs.map(([a, b], i) => ({ id: `${a}~${b}`, measured: figures[i] ?? null, expected: 200 })));
+    const verdicts = accept.judgeResults(
+      pairs.map(([a, b], i) => ({ id: `${a}~${b}`, measured: figures[i] ?? null, expected: 200 })),
+    );
     const culprits = accept.attributeCulprits({
-      pairs: pairs.map(([a, b], i) => ({ a, b, verdict: verdicts[i]?.verdict ?? 'fail', argv: ['iperf3', '-c', b] })),
+      pairs: pairs.map(([a, b], i) => ({
+        a,
+        b,
+        verdict: verdicts[i]?.verdict ?? 'fail',
+        argv: ['iperf3', '-c', b],
+      })),
     });
     expect(culprits[0]).toMatchObject({ kind: 'node', id: 'node05', severity: 'error' });
   });

@@ -104,11 +104,23 @@ describe('judgeResults', () => {
 
 describe('hardFailureOf', () => {
   it('names every hard failure in one line, and none for a clean run', () => {
-    expect(hardFailureOf({ exitCode: 0, wrong: 0, missingRows: 0, transport: { expected: 'NET/IB', used: 'NET/IB' } })).toBeNull();
+    expect(
+      hardFailureOf({
+        exitCode: 0,
+        wrong: 0,
+        missingRows: 0,
+        transport: { expected: 'NET/IB', used: 'NET/IB' },
+      }),
+    ).toBeNull();
     expect(hardFailureOf({})).toBeNull();
-    expect(hardFailureOf({ exitCode: 1, wrong: 3, missingRows: 2, transport: { expected: 'NET/IB', used: 'NET/Socket' } })).toBe(
-      'exit code 1; #wrong 3; 2 rows missing; transport NET/Socket, expected NET/IB',
-    );
+    expect(
+      hardFailureOf({
+        exitCode: 1,
+        wrong: 3,
+        missingRows: 2,
+        transport: { expected: 'NET/IB', used: 'NET/Socket' },
+      }),
+    ).toBe('exit code 1; #wrong 3; 2 rows missing; transport NET/Socket, expected NET/IB');
   });
 
   it('feeds the judgement: a fall-back to sockets fails even at full speed', () => {

@@ -35,7 +35,13 @@ describe('localise', () => {
 
   it('runs the screen itself when not told it failed, and stops there on a healthy set', async () => {
     const healthy = await localise(hostsOf(8), oracle([]));
-    expect(healthy).toEqual({ bad: [], runs: 1, trail: [{ hosts: hostsOf(8), verdict: 'pass' }], cuts: [], complete: true });
+    expect(healthy).toEqual({
+      bad: [],
+      runs: 1,
+      trail: [{ hosts: hostsOf(8), verdict: 'pass' }],
+      cuts: [],
+      complete: true,
+    });
     const one = await localise(hostsOf(8), oracle(['h2']));
     expect(one.bad).toEqual(['h2']);
     expect(one.runs).toBeLessThanOrEqual(1 + singleFaultRunBound(8));
@@ -43,12 +49,16 @@ describe('localise', () => {
 
   it('handles the trivial sets', async () => {
     expect((await localise([], oracle([]))).runs).toBe(0);
-    expect(await localise(['a'], oracle(['a']), { screenFailed: true })).toMatchObject({ bad: ['a'], runs: 0 });
+    expect(await localise(['a'], oracle(['a']), { screenFailed: true })).toMatchObject({
+      bad: ['a'],
+      runs: 0,
+    });
   });
 
   it('reports a fault between halves as a cut, blaming no host', async () => {
     // Fails only when h0 and h15 run together: a path between the halves, not a host.
-    const runGroup: GroupRunner = (hosts) => Promise.resolve(hosts.includes('h0') && hosts.includes('h15') ? 'fail' : 'pass');
+    const runGroup: GroupRunner = (hosts) =>
+      Promise.resolve(hosts.includes('h0') && hosts.includes('h15') ? 'fail' : 'pass');
     const result = await localise(hostsOf(16), runGroup, { screenFailed: true });
     expect(result.bad).toEqual([]);
     expect(result.cuts).toEqual([{ left: hostsOf(8), right: hostsOf(16).slice(8) }]);
@@ -67,9 +77,14 @@ describe('localise', () => {
   it('property: finds exactly the bad set, within 2 d ceil(log2 N) runs after the screen', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 64 }).chain((n) =>
-          fc.tuple(fc.constant(n), fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: Math.min(n, 6) })),
-        ),
+        fc
+          .integer({ min: 1, max: 64 })
+          .chain((n) =>
+            fc.tuple(
+              fc.constant(n),
+              fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: Math.min(n, 6) }),
+            ),
+          ),
         async ([n, badIndexes]) => {
           const hosts = hostsOf(n);
           const bad = badIndexes.map((i) => `h${i}`);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { circlePairings, crossLeafRounds, randomPairings, type PairRound } from '../../src/accept/pairings.js';
+import {
+  circlePairings,
+  crossLeafRounds,
+  randomPairings,
+  type PairRound,
+} from '../../src/accept/pairings.js';
 import { InputError } from '../../src/core/errors.js';
 
 const hostsOf = (n: number): string[] => Array.from({ length: n }, (_, i) => `h${i}`);
@@ -21,9 +26,18 @@ function expectDisjointRounds(rounds: PairRound[]): void {
 describe('circlePairings', () => {
   it('schedules 4 hosts in 3 rounds of 2 pairs', () => {
     expect(circlePairings(hostsOf(4))).toEqual([
-      [['h0', 'h3'], ['h1', 'h2']],
-      [['h0', 'h2'], ['h3', 'h1']],
-      [['h0', 'h1'], ['h2', 'h3']],
+      [
+        ['h0', 'h3'],
+        ['h1', 'h2'],
+      ],
+      [
+        ['h0', 'h2'],
+        ['h3', 'h1'],
+      ],
+      [
+        ['h0', 'h1'],
+        ['h2', 'h3'],
+      ],
     ]);
   });
 
@@ -85,16 +99,21 @@ describe('randomPairings', () => {
 
   it('property: rounds are disjoint pairs of the given hosts', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 5 }), fc.integer(), (n, count, seed) => {
-        const hosts = hostsOf(n);
-        const rounds = randomPairings(hosts, count, seed);
-        expect(rounds).toHaveLength(n < 2 ? 0 : count);
-        expectDisjointRounds(rounds);
-        for (const [a, b] of rounds.flat()) {
-          expect(hosts).toContain(a);
-          expect(hosts).toContain(b);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer(),
+        (n, count, seed) => {
+          const hosts = hostsOf(n);
+          const rounds = randomPairings(hosts, count, seed);
+          expect(rounds).toHaveLength(n < 2 ? 0 : count);
+          expectDisjointRounds(rounds);
+          for (const [a, b] of rounds.flat()) {
+            expect(hosts).toContain(a);
+            expect(hosts).toContain(b);
+          }
+        },
+      ),
     );
   });
 });
@@ -103,9 +122,15 @@ describe('crossLeafRounds', () => {
   it('loads every leaf uplink in both directions: the hosts of one leaf each send to a host of another, at once', () => {
     const leafOf = { a1: 'leaf0', a2: 'leaf0', b1: 'leaf1', b2: 'leaf1', b3: 'leaf1', c1: 'leaf2' };
     expect(crossLeafRounds(Object.keys(leafOf), leafOf)).toEqual([
-      [['a1', 'b1'], ['a2', 'b2']],
+      [
+        ['a1', 'b1'],
+        ['a2', 'b2'],
+      ],
       [['a1', 'c1']],
-      [['b1', 'a1'], ['b2', 'a2']],
+      [
+        ['b1', 'a1'],
+        ['b2', 'a2'],
+      ],
       [['b1', 'c1']],
       [['c1', 'a1']],
       [['c1', 'b1']],

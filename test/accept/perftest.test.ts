@@ -16,26 +16,61 @@ const fixture = (name: string): string => readFileSync(path.join(FIXTURES, name)
 
 describe('perftest adapter', () => {
   it('builds ib_write_bw server and client argv exactly', () => {
-    expect(perftestServerArgv('mlx5_1', 18515, 3)).toEqual(['ib_write_bw', '-d', 'mlx5_1', '-p', '18515', '-F', '--report_gbits', '-s', '1048576', '-D', '3']);
-    expect(perftestClientArgv('10.0.0.2', 'mlx5_1', 18515, 3, 3)).toEqual(['ib_write_bw', '-d', 'mlx5_1', '-p', '18515', '-F', '--report_gbits', '-s', '1048576', '-D', '3', '-x', '3', '10.0.0.2']);
+    expect(perftestServerArgv('mlx5_1', 18515, 3)).toEqual([
+      'ib_write_bw',
+      '-d',
+      'mlx5_1',
+      '-p',
+      '18515',
+      '-F',
+      '--report_gbits',
+      '-s',
+      '1048576',
+      '-D',
+      '3',
+    ]);
+    expect(perftestClientArgv('10.0.0.2', 'mlx5_1', 18515, 3, 3)).toEqual([
+      'ib_write_bw',
+      '-d',
+      'mlx5_1',
+      '-p',
+      '18515',
+      '-F',
+      '--report_gbits',
+      '-s',
+      '1048576',
+      '-D',
+      '3',
+      '-x',
+      '3',
+      '10.0.0.2',
+    ]);
   });
 
   it('reads the average rate and the framing of real outputs', () => {
     // RoCE (Link type Ethernet), MTU 4096, one 8-byte row at 0.48 Gb/s average.
-    expect(readPerftest(fixture('perftest-issue273-ib_write_bw-postlist-roce-gbits.txt'))).toEqual({ rateGbps: 0.48, wireEfficiency: 4096 / (4096 + 82) });
+    expect(readPerftest(fixture('perftest-issue273-ib_write_bw-postlist-roce-gbits.txt'))).toEqual({
+      rateGbps: 0.48,
+      wireEfficiency: 4096 / (4096 + 82),
+    });
     // InfiniBand, MTU 4096, every size: the highest average.
     const ib = readPerftest(fixture('perftest-issue132-ib_write_bw-all-gbits-truncated.txt'));
     expect(typeof ib).toBe('object');
     expect((ib as { wireEfficiency: number }).wireEfficiency).toBeCloseTo(4096 / (4096 + 26), 12);
     // Cut after the 8-byte row: the highest average that survived.
     expect((ib as { rateGbps: number }).rateGbps).toBe(0.17);
-    expect(readPerftest("Couldn't connect to 10.0.0.2:18515\n")).toBe("ib_write_bw printed no bandwidth test: Couldn't connect to 10.0.0.2:18515");
+    expect(readPerftest("Couldn't connect to 10.0.0.2:18515\n")).toBe(
+      "ib_write_bw printed no bandwidth test: Couldn't connect to 10.0.0.2:18515",
+    );
   });
 });
 
 /** A real ib_write_bw output (RoCE, MTU 4096) with its one row's rates set to `gbps`. */
 function writeBwOutput(gbps: number): string {
-  return fixture('perftest-issue273-ib_write_bw-postlist-roce-gbits.txt').replace(/^( 8\s+\d+\s+)0\.00(\s+)0\.48/m, `$1${gbps.toFixed(2)}$2${gbps.toFixed(2)}`);
+  return fixture('perftest-issue273-ib_write_bw-postlist-roce-gbits.txt').replace(
+    /^( 8\s+\d+\s+)0\.00(\s+)0\.48/m,
+    `$1${gbps.toFixed(2)}$2${gbps.toFixed(2)}`,
+  );
 }
 
 function railLauncher(n: number, railGbps: Record<string, number>, log: string[][]): AcceptLauncher {
@@ -56,20 +91,25 @@ describe('accept with perftest over four rails', () => {
   it('a rail whose every pair is slow is the culprit, a rail, and no node is blamed', async () => {
     const log: string[][] = [];
     const launcher = railLauncher(6, { mlx5_0: 195, mlx5_1: 194, mlx5_2: 48, mlx5_3: 195 }, log);
-    const result = await runAcceptance(launcher, { portRateBps: 200e9 }, {
-      tools: ['perftest'],
-      stages: ['preflight', 'pairs'],
-      pairing: 'circle',
-      seed: 1,
-      budgetS: 60,
-      iperfSeconds: 1,
-      benchCommand: ['aifabric'],
-      hcas: ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3'],
-      gidIndex: 3,
-    });
+    const result = await runAcceptance(
+      launcher,
+      { portRateBps: 200e9 },
+      {
+        tools: ['perftest'],
+        stages: ['preflight', 'pairs'],
+        pairing: 'circle',
+        seed: 1,
+        budgetS: 60,
+        iperfSeconds: 1,
+        benchCommand: ['aifabric'],
+        hcas: ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3'],
+        gidIndex: 3,
+      },
+    );
     const pairRuns = result.metrics.runs.filter((run) => run.stage === 'pairs');
     // 6 hosts: 15 pairs per rail.
-    for (const rail of ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3']) expect(pairRuns.filter((run) => run.rail === rail)).toHaveLength(15);
+    for (const rail of ['mlx5_0', 'mlx5_1', 'mlx5_2', 'mlx5_3'])
+      expect(pairRuns.filter((run) => run.rail === rail)).toHaveLength(15);
     expect(pairRuns.every((run) => run.tool === 'perftest' && run.argv.includes('-x'))).toBe(true);
     expect(pairRuns.filter((run) => run.rail !== 'mlx5_2').every((run) => run.verdict === 'pass')).toBe(true);
     // Expected: 200 Gb/s x 4096/(4096+82) for RoCE at MTU 4096.

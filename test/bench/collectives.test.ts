@@ -11,8 +11,15 @@ import { allReduceSchedule, hostsCrowded, neededPeers } from '../../src/bench/co
 import { halvingDoublingPartners } from '../../src/bench/halving-doubling.js';
 import { baseParams, runInProcess } from './helpers.js';
 
-const cases: { nranks: number; dataType: (typeof DATA_TYPES)[number]; redOp: (typeof REDUCE_OPS)[number]; sockets: number }[] = [
-  ...DATA_TYPES.flatMap((dataType) => REDUCE_OPS.map((redOp) => ({ nranks: 3, dataType, redOp, sockets: 2 }))),
+const cases: {
+  nranks: number;
+  dataType: (typeof DATA_TYPES)[number];
+  redOp: (typeof REDUCE_OPS)[number];
+  sockets: number;
+}[] = [
+  ...DATA_TYPES.flatMap((dataType) =>
+    REDUCE_OPS.map((redOp) => ({ nranks: 3, dataType, redOp, sockets: 2 })),
+  ),
   { nranks: 2, dataType: 'float', redOp: 'sum', sockets: 1 },
   { nranks: 4, dataType: 'int32', redOp: 'max', sockets: 3 },
   { nranks: 5, dataType: 'double', redOp: 'min', sockets: 2 },
@@ -20,31 +27,37 @@ const cases: { nranks: number; dataType: (typeof DATA_TYPES)[number]; redOp: (ty
 ];
 
 describe.each(BENCH_OPS)('%s', (op) => {
-  it.each(cases)('$nranks ranks, $dataType $redOp, $sockets sockets: every element right', async ({ nranks, dataType, redOp, sockets }) => {
-    const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
-    const results = await runInProcess(nranks, params, { sliceBytes: 1024 });
-    const rows = results[0]!.rows;
-    // 52 B = 13 floats: 13, 91, 637, 4459 elements: none divides by 2..8 evenly (except by 13 or 7 itself).
-    expect(rows.map((row) => row.sizeBytes).length).toBe(4);
-    for (const row of rows) {
-      expect(row.outOfPlace.wrong).toBe(0);
-      expect(row.inPlace.wrong).toBe(0);
-    }
-    expect(results.every((result) => result.outOfBounds === 0)).toBe(true);
-  });
+  it.each(cases)(
+    '$nranks ranks, $dataType $redOp, $sockets sockets: every element right',
+    async ({ nranks, dataType, redOp, sockets }) => {
+      const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
+      const results = await runInProcess(nranks, params, { sliceBytes: 1024 });
+      const rows = results[0]!.rows;
+      // 52 B = 13 floats: 13, 91, 637, 4459 elements: none divides by 2..8 evenly (except by 13 or 7 itself).
+      expect(rows.map((row) => row.sizeBytes).length).toBe(4);
+      for (const row of rows) {
+        expect(row.outOfPlace.wrong).toBe(0);
+        expect(row.inPlace.wrong).toBe(0);
+      }
+      expect(results.every((result) => result.outOfBounds === 0)).toBe(true);
+    },
+  );
 });
 
 // The same sweep over libuv's callbacks (AIFABRIC_BENCH_PROGRESS=events), the path poll mode
 // falls back to where a socket's descriptor cannot be had.
 describe.each(BENCH_OPS)('%s, events mode', (op) => {
-  it.each(cases.filter((c) => c.nranks === 3 && c.redOp !== 'min').slice(0, 3))('$nranks ranks, $dataType $redOp, $sockets sockets: every element right', async ({ nranks, dataType, redOp, sockets }) => {
-    const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
-    const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress: 'events' });
-    for (const row of results[0]!.rows) {
-      expect(row.outOfPlace.wrong).toBe(0);
-      expect(row.inPlace.wrong).toBe(0);
-    }
-  });
+  it.each(cases.filter((c) => c.nranks === 3 && c.redOp !== 'min').slice(0, 3))(
+    '$nranks ranks, $dataType $redOp, $sockets sockets: every element right',
+    async ({ nranks, dataType, redOp, sockets }) => {
+      const params = { ...baseParams, op, dataType, redOp, sockets, root: nranks - 1 };
+      const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress: 'events' });
+      for (const row of results[0]!.rows) {
+        expect(row.outOfPlace.wrong).toBe(0);
+        expect(row.inPlace.wrong).toBe(0);
+      }
+    },
+  );
 });
 
 // all_reduce's two schedules: --algo auto (the sweep above) runs halving-doubling on 4 and 8 ranks, so
@@ -63,28 +76,48 @@ describe('all_reduce, each --algo', () => {
     { algo: 'halving-doubling', nranks: 6, dataType: 'double', redOp: 'min', sockets: 1, progress: 'events' },
     { algo: 'halving-doubling', nranks: 7, dataType: 'float', redOp: 'max', sockets: 2, progress: 'poll' },
   ] as const;
-  it.each(algoCases)('$algo, $nranks ranks, $dataType $redOp, $sockets sockets, $progress: every element right', async ({ algo, nranks, dataType, redOp, sockets, progress }) => {
-    const params = { ...baseParams, op: 'all_reduce' as const, dataType, redOp, sockets, algo, minBytes: ELEMENT_BYTES[dataType], stepFactor: 7 };
-    const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress });
-    const rows = results[0]!.rows;
-    // 1, 7, 49, 343, 2401 elements: fewer than the ranks at first, then none a multiple of 2.
-    expect(rows.length).toBeGreaterThanOrEqual(4);
-    for (const row of rows) {
-      expect(row.outOfPlace.wrong).toBe(0);
-      expect(row.inPlace.wrong).toBe(0);
-    }
-  });
+  it.each(algoCases)(
+    '$algo, $nranks ranks, $dataType $redOp, $sockets sockets, $progress: every element right',
+    async ({ algo, nranks, dataType, redOp, sockets, progress }) => {
+      const params = {
+        ...baseParams,
+        op: 'all_reduce' as const,
+        dataType,
+        redOp,
+        sockets,
+        algo,
+        minBytes: ELEMENT_BYTES[dataType],
+        stepFactor: 7,
+      };
+      const results = await runInProcess(nranks, params, { sliceBytes: 1024, progress });
+      const rows = results[0]!.rows;
+      // 1, 7, 49, 343, 2401 elements: fewer than the ranks at first, then none a multiple of 2.
+      expect(rows.length).toBeGreaterThanOrEqual(4);
+      for (const row of rows) {
+        expect(row.outOfPlace.wrong).toBe(0);
+        expect(row.inPlace.wrong).toBe(0);
+      }
+    },
+  );
 
   it.each([4, 3])('-c 1 catches a wrong element under halving-doubling, %i ranks', async (nranks) => {
     // On 3 ranks rank 0 folds into rank 1 and waits: the damage is to the rank that folds.
-    const results = await runInProcess(nranks, { ...baseParams, op: 'all_reduce', algo: 'halving-doubling' }, { damage: { rank: nranks === 3 ? 0 : 2, kind: 'add' } });
+    const results = await runInProcess(
+      nranks,
+      { ...baseParams, op: 'all_reduce', algo: 'halving-doubling' },
+      { damage: { rank: nranks === 3 ? 0 : 2, kind: 'add' } },
+    );
     for (const row of results[0]!.rows) expect(row.outOfPlace.wrong).toBe(1);
   });
 });
 
 describe('-c 1 catches corruption', () => {
   it('counts the damaged element in #wrong and out-of-bounds', async () => {
-    const results = await runInProcess(3, { ...baseParams, op: 'all_reduce' }, { damage: { rank: 1, kind: 'add' } });
+    const results = await runInProcess(
+      3,
+      { ...baseParams, op: 'all_reduce' },
+      { damage: { rank: 1, kind: 'add' } },
+    );
     const rows = results[0]!.rows;
     for (const row of rows) {
       expect(row.outOfPlace.wrong).toBe(1);
@@ -109,7 +142,7 @@ describe('halving-doubling partners', () => {
     expect(neededPeers('all_reduce', 0, 2)).toEqual({ sendTo: [1], recvFrom: [1] });
   });
 
-  it('folds the ranks beyond a power of two into their odd neighbours (MPICH\'s pairing)', () => {
+  it("folds the ranks beyond a power of two into their odd neighbours (MPICH's pairing)", () => {
     // 6 = 4 + 2: ranks 0 and 2 hand their data to 1 and 3; 1, 3, 4, 5 hold places 0-3 of the 4-rank schedule.
     expect(halvingDoublingPartners(0, 6)).toEqual([1]);
     expect(halvingDoublingPartners(2, 6)).toEqual([3]);

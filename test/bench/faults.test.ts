@@ -13,18 +13,40 @@ describe('faults', () => {
     let victim = -1;
     const pids: number[] = [];
     // A hang is no exit 3: the runner kills the CLI at timeoutMs (code null), failing the check below.
-    const run = await runCli(['bench', 'tcp', '--np', '4', '--op', 'all_reduce', '-b', '4M', '-e', '4M', '-n', '100000', '-w', '1', '-c', '0', '--timeout', '10'], {
-      timeoutMs: 60_000,
-      onStdout: (soFar) => {
-        if (victim > 0) return;
-        const ranks = [...soFar.matchAll(/^# {2}Rank +(\d+) Group +\d+ Pid +(\d+)/gm)];
-        if (ranks.length < 4) return;
-        for (const match of ranks) pids.push(Number(match[2]));
-        victim = pids[2]!;
-        // Let the ranks get into the timed loop, then kill rank 2 hard.
-        setTimeout(() => process.kill(victim, 'SIGKILL'), 500);
+    const run = await runCli(
+      [
+        'bench',
+        'tcp',
+        '--np',
+        '4',
+        '--op',
+        'all_reduce',
+        '-b',
+        '4M',
+        '-e',
+        '4M',
+        '-n',
+        '100000',
+        '-w',
+        '1',
+        '-c',
+        '0',
+        '--timeout',
+        '10',
+      ],
+      {
+        timeoutMs: 60_000,
+        onStdout: (soFar) => {
+          if (victim > 0) return;
+          const ranks = [...soFar.matchAll(/^# {2}Rank +(\d+) Group +\d+ Pid +(\d+)/gm)];
+          if (ranks.length < 4) return;
+          for (const match of ranks) pids.push(Number(match[2]));
+          victim = pids[2]!;
+          // Let the ranks get into the timed loop, then kill rank 2 hard.
+          setTimeout(() => process.kill(victim, 'SIGKILL'), 500);
+        },
       },
-    });
+    );
     expect(victim).toBeGreaterThan(0);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/rank 2 \(host [^,]+, pid \d+\)/);
@@ -60,7 +82,9 @@ describe('faults', () => {
         env: { RANK: '0', WORLD_SIZE: '2', MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port) },
       });
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(`cannot listen for the rendezvous on 127.0.0.1:${port}: address already in use`);
+      expect(run.stderr).toContain(
+        `cannot listen for the rendezvous on 127.0.0.1:${port}: address already in use`,
+      );
     } finally {
       blocker.close();
     }

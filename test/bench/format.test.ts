@@ -30,7 +30,12 @@ const row: BenchRow = {
 
 describe('nccl-tests layout', () => {
   const params = { ...baseParams, minBytes: 8, maxBytes: 1 << 20, stepFactor: 2 };
-  const header = formatHeader({ params, peers: [{ rank: 0, host: 'node-a', pid: 4242, addr: '10.0.0.1', port: 40000, cores: 8 }], version: '0.1.0', launcher: 'Open MPI' });
+  const header = formatHeader({
+    params,
+    peers: [{ rank: 0, host: 'node-a', pid: 4242, addr: '10.0.0.1', port: 40000, cores: 8 }],
+    version: '0.1.0',
+    launcher: 'Open MPI',
+  });
 
   it('prints the column header lines exactly as nccl-tests', () => {
     const lines = header.split('\n').slice(0, -1);
@@ -39,15 +44,30 @@ describe('nccl-tests layout', () => {
 
   it('prints the run parameters and one line per rank with host and pid in nccl-tests form', () => {
     expect(header).toContain('# Collective test starting: all_reduce_perf\n');
-    expect(header).toContain('# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 0 iters: 1 agg iters: 1 validation: 1 graph: 0 unalign: 0\n');
-    expect(header).toMatch(/^# {2}Rank {2}0 Group {2}0 Pid {3}4242 on {5}node-a device {2}0 \[0000:00:00\] tcp sockets=2 10\.0\.0\.1:40000$/m);
+    expect(header).toContain(
+      '# nThread 1 nGpus 1 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 0 iters: 1 agg iters: 1 validation: 1 graph: 0 unalign: 0\n',
+    );
+    expect(header).toMatch(
+      /^# {2}Rank {2}0 Group {2}0 Pid {3}4242 on {5}node-a device {2}0 \[0000:00:00\] tcp sockets=2 10\.0\.0\.1:40000$/m,
+    );
   });
 
   it('prints rows with the printf widths of a real run', () => {
     // The same row as printed by nccl-tests 2.17.9 in that log.
-    expect(formatRow(row)).toBe('  1073741824     268435456     float     sum      -1  10887.4   98.62  184.92       0  10867.5   98.80  185.26       0\n');
-    const unchecked = formatRow({ ...row, outOfPlace: { ...row.outOfPlace, wrong: null }, inPlace: { ...row.inPlace, wrong: null } });
-    expect(unchecked.trimEnd().split(/\s+/).filter((field) => field === 'N/A')).toHaveLength(2);
+    expect(formatRow(row)).toBe(
+      '  1073741824     268435456     float     sum      -1  10887.4   98.62  184.92       0  10867.5   98.80  185.26       0\n',
+    );
+    const unchecked = formatRow({
+      ...row,
+      outOfPlace: { ...row.outOfPlace, wrong: null },
+      inPlace: { ...row.inPlace, wrong: null },
+    });
+    expect(
+      unchecked
+        .trimEnd()
+        .split(/\s+/)
+        .filter((field) => field === 'N/A'),
+    ).toHaveLength(2);
     expect(unchecked.trim().split(/\s+/)).toHaveLength(13);
   });
 
@@ -63,18 +83,37 @@ describe('nccl-tests layout', () => {
   });
 
   it('ends with the Out of bounds and Avg bus bandwidth footer', () => {
-    expect(formatFooter(params, 0, 185.09)).toBe('# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 185.09 \n#\n# Collective test concluded: all_reduce_perf\n\n');
+    expect(formatFooter(params, 0, 185.09)).toBe(
+      '# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 185.09 \n#\n# Collective test concluded: all_reduce_perf\n\n',
+    );
     expect(formatFooter(params, 2, 1)).toContain('# Out of bounds values : 2 FAILED\n');
   });
 
   it('parses back with our nccl-tests parser: same rows, devices and footer', () => {
-    const text = header + formatRow(row) + formatRow({ ...row, sizeBytes: 2048, count: 512 }) + formatFooter(params, 0, 185.09);
+    const text =
+      header +
+      formatRow(row) +
+      formatRow({ ...row, sizeBytes: 2048, count: 512 }) +
+      formatFooter(params, 0, 185.09);
     const parsed = parseNcclTests(text);
     const test = parsed.facts.tests[0]!;
     expect(test.collective).toBe('all_reduce');
     expect(test.layout?.name).toBe('2.13+');
-    expect(test.devices.map((device) => [device.rank, device.host, device.pid])).toEqual([[0, 'node-a', 4242]]);
-    expect(test.rows.map((r) => [r.sizeBytes, r.count, r.type, r.redop, r.root, r.outOfPlace.timeUs, r.inPlace.busbwGBps, r.inPlace.wrong])).toEqual([
+    expect(test.devices.map((device) => [device.rank, device.host, device.pid])).toEqual([
+      [0, 'node-a', 4242],
+    ]);
+    expect(
+      test.rows.map((r) => [
+        r.sizeBytes,
+        r.count,
+        r.type,
+        r.redop,
+        r.root,
+        r.outOfPlace.timeUs,
+        r.inPlace.busbwGBps,
+        r.inPlace.wrong,
+      ]),
+    ).toEqual([
       [1073741824, 268435456, 'float', 'sum', -1, 10887.4, 185.26, 0],
       [2048, 512, 'float', 'sum', -1, 10887.4, 185.26, 0],
     ]);
@@ -96,8 +135,21 @@ describe('sizes and bus bandwidth as nccl-tests', () => {
   });
 
   it('rounds gather/scatter/alltoall counts down to a multiple of the rank count', () => {
-    expect(collCounts('all_gather', 1000, 3)).toMatchObject({ sendCount: 333, recvCount: 999, paramCount: 333 });
-    expect(collCounts('reduce_scatter', 1000, 3)).toMatchObject({ sendCount: 999, recvCount: 333, paramCount: 333, recvInplaceOffset: 333 });
-    expect(collCounts('all_reduce', 1000, 3)).toMatchObject({ sendCount: 1000, recvCount: 1000, paramCount: 1000 });
+    expect(collCounts('all_gather', 1000, 3)).toMatchObject({
+      sendCount: 333,
+      recvCount: 999,
+      paramCount: 333,
+    });
+    expect(collCounts('reduce_scatter', 1000, 3)).toMatchObject({
+      sendCount: 999,
+      recvCount: 333,
+      paramCount: 333,
+      recvInplaceOffset: 333,
+    });
+    expect(collCounts('all_reduce', 1000, 3)).toMatchObject({
+      sendCount: 1000,
+      recvCount: 1000,
+      paramCount: 1000,
+    });
   });
 });

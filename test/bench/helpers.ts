@@ -3,7 +3,12 @@
  * find tools and processes. The built CLI runs through test/helpers/run-cli.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { runBenchRank, freeLoopbackPort, type RankRunOptions, type RankRunResult } from '../../src/bench/index.js';
+import {
+  runBenchRank,
+  freeLoopbackPort,
+  type RankRunOptions,
+  type RankRunResult,
+} from '../../src/bench/index.js';
 import type { BenchParams } from '../../src/bench/types.js';
 
 export function which(tool: string): boolean {

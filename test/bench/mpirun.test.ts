@@ -14,11 +14,44 @@ if (!haveMpirun) console.log('skipping the mpirun test: mpirun not found (CI ins
 describe.skipIf(!haveMpirun)('mpirun', () => {
   it('mpirun --allow-run-as-root --oversubscribe -np 4 aifabric bench tcp prints one table for 4 ranks', async () => {
     const port = await freeLoopbackPort();
-    const run = await runCli(['--allow-run-as-root', '--oversubscribe', '-np', '4', '-x', `MASTER_PORT=${port}`, '-x', 'MASTER_ADDR=127.0.0.1',
-      process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'reduce_scatter', '-b', '1K', '-e', '16K', '-f', '4', '-n', '2', '-w', '1', '-d', 'int32', '-o', 'max', '--timeout', '30'], {
-      command: ['mpirun'],
-      timeoutMs: 90_000,
-    });
+    const run = await runCli(
+      [
+        '--allow-run-as-root',
+        '--oversubscribe',
+        '-np',
+        '4',
+        '-x',
+        `MASTER_PORT=${port}`,
+        '-x',
+        'MASTER_ADDR=127.0.0.1',
+        process.execPath,
+        CLI_PATH,
+        'bench',
+        'tcp',
+        '--op',
+        'reduce_scatter',
+        '-b',
+        '1K',
+        '-e',
+        '16K',
+        '-f',
+        '4',
+        '-n',
+        '2',
+        '-w',
+        '1',
+        '-d',
+        'int32',
+        '-o',
+        'max',
+        '--timeout',
+        '30',
+      ],
+      {
+        command: ['mpirun'],
+        timeoutMs: 90_000,
+      },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('(launcher: Open MPI)');
     const tests = parseNcclTests(run.stdout).facts.tests;

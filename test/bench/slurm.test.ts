@@ -22,25 +22,59 @@ describe.skipIf(unavailable !== undefined)('srun', () => {
 
   const launch = async (mpi: string[]) => {
     const port = await freeLoopbackPort();
-    return runCli([...mpi, '-n', '4', '--overcommit', process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '-c', '1', '--rendezvous', `127.0.0.1:${port}`, '--timeout', '30'], {
-      command: ['srun'],
-      env: slurm.env,
-      timeoutMs: 90_000,
-    });
+    return runCli(
+      [
+        ...mpi,
+        '-n',
+        '4',
+        '--overcommit',
+        process.execPath,
+        CLI_PATH,
+        'bench',
+        'tcp',
+        '--op',
+        'all_reduce',
+        '-b',
+        '1K',
+        '-e',
+        '64K',
+        '-f',
+        '8',
+        '-n',
+        '2',
+        '-w',
+        '1',
+        '-c',
+        '1',
+        '--rendezvous',
+        `127.0.0.1:${port}`,
+        '--timeout',
+        '30',
+      ],
+      {
+        command: ['srun'],
+        env: slurm.env,
+        timeoutMs: 90_000,
+      },
+    );
   };
 
   it.each([
     { mpi: [], label: 'srun', launcher: 'Slurm' },
     { mpi: ['--mpi=pmi2'], label: 'srun --mpi=pmi2', launcher: 'PMI' },
-  ])('$label -n 4 --overcommit: four ranks from the $launcher variables, one checked table', async ({ mpi, launcher }) => {
-    const run = await launch(mpi);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain(`(launcher: ${launcher})`);
-    const test = parseNcclTests(run.stdout).facts.tests[0]!;
-    expect(test.devices.map((device) => device.rank)).toEqual([0, 1, 2, 3]);
-    expect(new Set(test.devices.map((device) => device.pid)).size).toBe(4);
-    expect(test.rows.map((row) => row.sizeBytes)).toEqual([1024, 8192, 65536]);
-    expect(test.rows.every((row) => row.outOfPlace.wrong === 0 && row.inPlace.wrong === 0)).toBe(true);
-  }, 100_000);
+  ])(
+    '$label -n 4 --overcommit: four ranks from the $launcher variables, one checked table',
+    async ({ mpi, launcher }) => {
+      const run = await launch(mpi);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`(launcher: ${launcher})`);
+      const test = parseNcclTests(run.stdout).facts.tests[0]!;
+      expect(test.devices.map((device) => device.rank)).toEqual([0, 1, 2, 3]);
+      expect(new Set(test.devices.map((device) => device.pid)).size).toBe(4);
+      expect(test.rows.map((row) => row.sizeBytes)).toEqual([1024, 8192, 65536]);
+      expect(test.rows.every((row) => row.outOfPlace.wrong === 0 && row.inPlace.wrong === 0)).toBe(true);
+    },
+    100_000,
+  );
 });

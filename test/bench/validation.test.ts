@@ -36,7 +36,11 @@ describe.each(BENCH_OPS)('%s: -c 1 counts the damaged elements', (op) => {
   it.each(DAMAGE_KINDS)('%s', async (kind) => {
     const nranks = 3;
     const damageRank = op === 'reduce' ? nranks - 1 : 1;
-    const results = await runInProcess(nranks, { ...sized, op, root: nranks - 1 }, { sliceBytes: 2048, damage: { rank: damageRank, kind } });
+    const results = await runInProcess(
+      nranks,
+      { ...sized, op, root: nranks - 1 },
+      { sliceBytes: 2048, damage: { rank: damageRank, kind } },
+    );
     const [row] = results[0]!.rows;
     const outElements = op === 'all_gather' || op === 'alltoall' ? row!.count * nranks : row!.count;
     const sliceLength = Math.floor((5 * outElements) / 8) - Math.floor((3 * outElements) / 8);
@@ -45,14 +49,25 @@ describe.each(BENCH_OPS)('%s: -c 1 counts the damaged elements', (op) => {
       if (kind === 'shift' && (op === 'reduce' || op === 'all_reduce' || op === 'reduce_scatter')) {
         // A sum's neighbours always differ; the test sweep uses sum.
         expect(cell.wrong).toBe(expected);
-      } else if (kind === 'unwritten' && (op === 'all_gather' || op === 'alltoall') && cell === row!.inPlace) {
+      } else if (
+        kind === 'unwritten' &&
+        (op === 'all_gather' || op === 'alltoall') &&
+        cell === row!.inPlace
+      ) {
         // The damaged middle slice is rank 1's own block, which in place is never received: what
         // it held before the collective is its right value, so there is nothing to catch.
         expect(cell.wrong).toBe(0);
       } else if (kind === 'unwritten' && op === 'reduce' && cell === row!.inPlace) {
         // Reduce in place at the root: its buffer held its own input, which is wrong everywhere.
         expect(cell.wrong).toBe(expected);
-      } else if (kind === 'stale' && cell === row!.inPlace && op !== 'all_gather' && op !== 'broadcast' && op !== 'alltoall' && op !== 'sendrecv') {
+      } else if (
+        kind === 'stale' &&
+        cell === row!.inPlace &&
+        op !== 'all_gather' &&
+        op !== 'broadcast' &&
+        op !== 'alltoall' &&
+        op !== 'sendrecv'
+      ) {
         // In place, the previous iteration's result is itself damaged data: at least one element shows.
         expect(cell.wrong).toBeGreaterThan(0);
       } else {
@@ -65,11 +80,34 @@ describe.each(BENCH_OPS)('%s: -c 1 counts the damaged elements', (op) => {
 });
 
 describe('through the CLI', () => {
-  it.each(['flip', 'shift', 'stale', 'unwritten'])('AIFABRIC_BENCH_CORRUPT=1:%s exits 1 with FAILED', async (kind) => {
-    const run = await runCli(['bench', 'tcp', '--np', '3', '--op', 'all_reduce', '-b', '4M', '-e', '4M', '-n', '1', '-w', '0', '-c', '1'], {
-      env: { AIFABRIC_BENCH_CORRUPT: `1:${kind}` },
-    });
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/# Out of bounds values : 2 FAILED/);
-  });
+  it.each(['flip', 'shift', 'stale', 'unwritten'])(
+    'AIFABRIC_BENCH_CORRUPT=1:%s exits 1 with FAILED',
+    async (kind) => {
+      const run = await runCli(
+        [
+          'bench',
+          'tcp',
+          '--np',
+          '3',
+          '--op',
+          'all_reduce',
+          '-b',
+          '4M',
+          '-e',
+          '4M',
+          '-n',
+          '1',
+          '-w',
+          '0',
+          '-c',
+          '1',
+        ],
+        {
+          env: { AIFABRIC_BENCH_CORRUPT: `1:${kind}` },
+        },
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/# Out of bounds values : 2 FAILED/);
+    },
+  );
 });

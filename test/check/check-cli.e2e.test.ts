@@ -23,7 +23,10 @@ interface EnvelopeFinding {
 }
 
 function nonPass(findings: EnvelopeFinding[]): string[] {
-  return findings.filter((finding) => finding.severity !== 'pass').map((finding) => `${finding.severity} ${finding.ruleId} ${finding.host ?? ''}`).sort();
+  return findings
+    .filter((finding) => finding.severity !== 'pass')
+    .map((finding) => `${finding.severity} ${finding.ruleId} ${finding.host ?? ''}`)
+    .sort();
 }
 
 /**
@@ -43,7 +46,9 @@ const NOT_PASSED_ON_HEALTHY_ROCE: Record<string, string> = {
   'straggler.latency': 'one host: stragglers need three runs to compare',
 };
 const checkFamilies = new Set<string>(ruleFamilies.map((family) => family.id));
-const PASSED_ON_HEALTHY_ROCE = RULES.filter((rule) => checkFamilies.has(rule.family) && !(rule.id in NOT_PASSED_ON_HEALTHY_ROCE)).map((rule) => rule.id);
+const PASSED_ON_HEALTHY_ROCE = RULES.filter(
+  (rule) => checkFamilies.has(rule.family) && !(rule.id in NOT_PASSED_ON_HEALTHY_ROCE),
+).map((rule) => rule.id);
 
 const scenarios: { folder: string; args?: string[]; code: number; expected: string[] }[] = [
   { folder: 'healthy-roce', code: 0, expected: [] },
@@ -51,15 +56,30 @@ const scenarios: { folder: string; args?: string[]; code: number; expected: stri
   { folder: 'port-down', code: 1, expected: ['error rdma.port-state port-down'] },
   { folder: 'gpu-nic-sys', code: 1, expected: ['error gdr.nic-distance gpu-nic-sys'] },
   { folder: 'busbw-60pct', code: 1, expected: ['error busbw.plateau busbw-60pct'] },
-  { folder: 'straggler-8-hosts', args: ['--fabric', 'roce-400g'], code: 1, expected: ['error straggler.busbw node05'] },
+  {
+    folder: 'straggler-8-hosts',
+    args: ['--fabric', 'roce-400g'],
+    code: 1,
+    expected: ['error straggler.busbw node05'],
+  },
 ];
 
 describe('aifabric check --from (fixture folders)', () => {
   for (const scenario of scenarios) {
     it(`${scenario.folder}: exactly ${scenario.expected.length === 0 ? 'no findings to report' : scenario.expected.join(', ')}`, async () => {
-      const result = await run(['check', '--from', join(fixtures, scenario.folder), ...(scenario.args ?? []), '--json']);
+      const result = await run([
+        'check',
+        '--from',
+        join(fixtures, scenario.folder),
+        ...(scenario.args ?? []),
+        '--json',
+      ]);
       expect(result.code).toBe(scenario.code);
-      const envelope = JSON.parse(result.stdout) as { kind: string; findings: EnvelopeFinding[]; metrics: { counts: { error: number; warn: number; info: number; pass: number }; hosts: unknown[] } };
+      const envelope = JSON.parse(result.stdout) as {
+        kind: string;
+        findings: EnvelopeFinding[];
+        metrics: { counts: { error: number; warn: number; info: number; pass: number }; hosts: unknown[] };
+      };
       expect(envelope.kind).toBe('check');
       expect(nonPass(envelope.findings)).toEqual(scenario.expected);
       // Every finding carries the fields the issue asks for, and errors say how to fix them.
@@ -75,9 +95,15 @@ describe('aifabric check --from (fixture folders)', () => {
       }
       if (scenario.folder === 'healthy-roce') {
         // Every rule of check's families in the table passed, but those that say why not: a rule silently not running would fail this.
-        const passed = new Set(envelope.findings.filter((finding) => finding.severity === 'pass').map((finding) => finding.ruleId));
+        const passed = new Set(
+          envelope.findings.filter((finding) => finding.severity === 'pass').map((finding) => finding.ruleId),
+        );
         expect([...passed].sort()).toEqual([...PASSED_ON_HEALTHY_ROCE].sort());
-        for (const id of Object.keys(NOT_PASSED_ON_HEALTHY_ROCE)) expect(RULES.some((rule) => rule.id === id && checkFamilies.has(rule.family)), id).toBe(true);
+        for (const id of Object.keys(NOT_PASSED_ON_HEALTHY_ROCE))
+          expect(
+            RULES.some((rule) => rule.id === id && checkFamilies.has(rule.family)),
+            id,
+          ).toBe(true);
       }
       const counts = envelope.metrics.counts;
       expect(counts.error + counts.warn + counts.info + counts.pass).toBe(envelope.findings.length);
@@ -90,7 +116,10 @@ describe('aifabric check --from (fixture folders)', () => {
     const plateau = envelope.findings.find((finding) => finding.ruleId === 'busbw.plateau')!;
     expect(plateau.ratio as number).toBeGreaterThan(0.55);
     expect(plateau.ratio as number).toBeLessThan(0.65);
-    expect(plateau.measuredBusbwGBps as number).toBeCloseTo((plateau.ratio as number) * (plateau.expectedBusbwGBps as number), 6);
+    expect(plateau.measuredBusbwGBps as number).toBeCloseTo(
+      (plateau.ratio as number) * (plateau.expectedBusbwGBps as number),
+      6,
+    );
     expect(plateau.evidence).toMatch(/^all_reduce_2node\.log:\d+ busbw /);
   });
 
@@ -100,35 +129,62 @@ describe('aifabric check --from (fixture folders)', () => {
     expect(result.stdout).toMatch(/^port-down \(\d+ capture\(s\)\): 1 finding\(s\)/m);
     expect(result.stdout).toMatch(/ERROR rdma\.port-state .*mlx5_3\/1 DOWN\/DISABLED/);
     expect(result.stdout).toMatch(/evidence: devinfo-v\.out:\d+ mlx5_3 port 1/);
-    expect(result.stdout.trimEnd().split('\n').pop()).toMatch(/^1 error\(s\), 0 warning\(s\), 0 info, \d+ passed: FAILED$/);
+    expect(result.stdout.trimEnd().split('\n').pop()).toMatch(
+      /^1 error\(s\), 0 warning\(s\), 0 info, \d+ passed: FAILED$/,
+    );
   });
 
   it('--junit writes JUnit XML whose structure and counts match the findings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aifabric-junit-'));
     const file = join(dir, 'nested', 'check.xml');
-    const result = await run(['check', '--from', join(fixtures, 'straggler-8-hosts'), '--fabric', 'roce-400g', '--junit', file, '--json']);
+    const result = await run([
+      'check',
+      '--from',
+      join(fixtures, 'straggler-8-hosts'),
+      '--fabric',
+      'roce-400g',
+      '--junit',
+      file,
+      '--json',
+    ]);
     expect(result.code).toBe(1);
     const envelope = JSON.parse(result.stdout) as { findings: EnvelopeFinding[] };
     const rootElement = parseXml(readFileSync(file, 'utf8'));
     expect(rootElement.name).toBe('testsuites');
     const suites = rootElement.children;
     expect(suites.map((suite) => suite.name)).toEqual(Array(8).fill('testsuite'));
-    expect(suites.map((suite) => suite.attributes.name)).toEqual(['node01', 'node02', 'node03', 'node04', 'node05', 'node06', 'node07', 'node08']);
+    expect(suites.map((suite) => suite.attributes.name)).toEqual([
+      'node01',
+      'node02',
+      'node03',
+      'node04',
+      'node05',
+      'node06',
+      'node07',
+      'node08',
+    ]);
     let tests = 0;
     let failures = 0;
     for (const suite of suites) {
-      for (const attribute of ['name', 'tests', 'failures', 'errors', 'skipped', 'time', 'timestamp']) expect(suite.attributes).toHaveProperty(attribute);
+      for (const attribute of ['name', 'tests', 'failures', 'errors', 'skipped', 'time', 'timestamp'])
+        expect(suite.attributes).toHaveProperty(attribute);
       const cases = suite.children.filter((child) => child.name === 'testcase');
       expect(cases).toHaveLength(suite.children.length);
       expect(Number(suite.attributes.tests)).toBe(cases.length);
-      const failed = cases.filter((testCase) => testCase.children.some((child: XmlElement) => child.name === 'failure'));
+      const failed = cases.filter((testCase) =>
+        testCase.children.some((child: XmlElement) => child.name === 'failure'),
+      );
       expect(Number(suite.attributes.failures)).toBe(failed.length);
       for (const testCase of cases) {
         expect(testCase.attributes.name).toMatch(/^[a-z]+\.[a-z-]+$/);
         expect(testCase.attributes.classname).toMatch(/^aifabric\.check\.[a-z]+$/);
       }
       // One testcase per rule and host: the same pairs as the findings.
-      const pairs = new Set(envelope.findings.filter((finding) => finding.host === suite.attributes.name).map((finding) => finding.ruleId));
+      const pairs = new Set(
+        envelope.findings
+          .filter((finding) => finding.host === suite.attributes.name)
+          .map((finding) => finding.ruleId),
+      );
       expect(cases.map((testCase) => testCase.attributes.name).sort()).toEqual([...pairs].sort());
       tests += cases.length;
       failures += failed.length;
@@ -137,7 +193,8 @@ describe('aifabric check --from (fixture folders)', () => {
     expect(Number(rootElement.attributes.failures)).toBe(failures);
     expect(failures).toBe(1);
     const node05 = suites.find((suite) => suite.attributes.name === 'node05')!;
-    const failure = node05.children.find((testCase) => testCase.attributes.name === 'straggler.busbw')!.children[0]!;
+    const failure = node05.children.find((testCase) => testCase.attributes.name === 'straggler.busbw')!
+      .children[0]!;
     expect(failure.attributes.message).toMatch(/node05 is a straggler/);
   });
 
@@ -169,7 +226,10 @@ describe('aifabric check --from (fixture folders)', () => {
   it('--live on this machine finishes with notes on what is absent and no error exit', async () => {
     const result = await run(['check', '--live', '--json']);
     expect(result.code).toBe(0);
-    const envelope = JSON.parse(result.stdout) as { findings: EnvelopeFinding[]; metrics: { notes: string[]; counts: { error: number } } };
+    const envelope = JSON.parse(result.stdout) as {
+      findings: EnvelopeFinding[];
+      metrics: { notes: string[]; counts: { error: number } };
+    };
     expect(envelope.metrics.counts.error).toBe(0);
     // Whatever this host lacks is named, tool by tool; at least GPUs and RDMA are absent here.
     const notes = envelope.metrics.notes.join('\n');

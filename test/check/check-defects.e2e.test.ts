@@ -15,7 +15,11 @@ interface Envelope {
 }
 
 const firstLine = (text: string): string => text.split('\n')[0] ?? '';
-const errorsOf = (envelope: Envelope): string[] => envelope.findings.filter((finding) => finding.severity === 'error').map((finding) => `${finding.ruleId} ${finding.host ?? ''}`).sort();
+const errorsOf = (envelope: Envelope): string[] =>
+  envelope.findings
+    .filter((finding) => finding.severity === 'error')
+    .map((finding) => `${finding.ruleId} ${finding.host ?? ''}`)
+    .sort();
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'aifabric-check-defects-'));
@@ -26,32 +30,51 @@ describe('check --from: host folders beside a stray file (defect 9)', () => {
     const result = await runCli(['check', '--from', fixtures, '--json']);
     expect(result.code).toBe(1);
     const envelope = JSON.parse(result.stdout) as Envelope;
-    expect(envelope.metrics.hosts.map((host) => host.name)).toEqual(['busbw-60pct', 'gid-roce-v1', 'gpu-nic-sys', 'healthy-roce', 'port-down', 'qos', 'straggler-8-hosts']);
+    expect(envelope.metrics.hosts.map((host) => host.name)).toEqual([
+      'busbw-60pct',
+      'gid-roce-v1',
+      'gpu-nic-sys',
+      'healthy-roce',
+      'port-down',
+      'qos',
+      'straggler-8-hosts',
+    ]);
     expect(errorsOf(envelope)).toContain('rdma.gid-index gid-roce-v1');
     expect(errorsOf(envelope)).toContain('rdma.port-state port-down');
     // healthy-roce stays healthy: nothing from another folder is merged into it.
     expect(errorsOf(envelope).filter((entry) => entry.endsWith(' healthy-roce'))).toEqual([]);
-    expect(envelope.metrics.hosts.flatMap((host) => host.captures.map((capture) => capture.source))).not.toContain('generate.mjs');
-    expect(envelope.metrics.notes).toContain("generate.mjs: reads as mlnx-qos output but sits beside the host folders (a host's captures go in its folder), ignored");
+    expect(
+      envelope.metrics.hosts.flatMap((host) => host.captures.map((capture) => capture.source)),
+    ).not.toContain('generate.mjs');
+    expect(envelope.metrics.notes).toContain(
+      "generate.mjs: reads as mlnx-qos output but sits beside the host folders (a host's captures go in its folder), ignored",
+    );
   });
 
   it('two host folders and a script quoting a capture: two hosts, the script named in a note', async () => {
     const dir = tempDir();
     cpSync(join(fixtures, 'healthy-roce'), join(dir, 'node-a'), { recursive: true });
     cpSync(join(fixtures, 'gid-roce-v1'), join(dir, 'node-b'), { recursive: true });
-    writeFileSync(join(dir, 'collect.sh'), readFileSync(join(fixtures, 'healthy-roce', 'rdma_links.log'), 'utf8'));
+    writeFileSync(
+      join(dir, 'collect.sh'),
+      readFileSync(join(fixtures, 'healthy-roce', 'rdma_links.log'), 'utf8'),
+    );
     const result = await runCli(['check', '--from', dir, '--json']);
     expect(result.code).toBe(1);
     const envelope = JSON.parse(result.stdout) as Envelope;
     expect(envelope.metrics.hosts.map((host) => host.name)).toEqual(['node-a', 'node-b']);
     expect(errorsOf(envelope)).toEqual(['rdma.gid-index node-b']);
-    expect(envelope.metrics.notes).toContain("collect.sh: reads as rdma-link output but sits beside the host folders (a host's captures go in its folder), ignored");
+    expect(envelope.metrics.notes).toContain(
+      "collect.sh: reads as rdma-link output but sits beside the host folders (a host's captures go in its folder), ignored",
+    );
   });
 
   it('one host with a single sorting subfolder (counters/) is still one host', async () => {
     const result = await runCli(['check', '--from', join(fixtures, 'healthy-roce'), '--json']);
     expect(result.code).toBe(0);
-    expect((JSON.parse(result.stdout) as Envelope).metrics.hosts.map((host) => host.name)).toEqual(['healthy-roce']);
+    expect((JSON.parse(result.stdout) as Envelope).metrics.hosts.map((host) => host.name)).toEqual([
+      'healthy-roce',
+    ]);
   });
 });
 
@@ -59,7 +82,9 @@ describe('check --from: paths that cannot be read (defect 7)', () => {
   it('check --from /proc/self: exit 2 with one line, no internal error', async () => {
     const result = await runCli(['check', '--from', '/proc/self']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('aifabric: --from /proc/self: a kernel pseudo-filesystem (/proc), not a folder of captured tool outputs\n');
+    expect(result.stderr).toBe(
+      'aifabric: --from /proc/self: a kernel pseudo-filesystem (/proc), not a folder of captured tool outputs\n',
+    );
   });
 
   it('a FIFO, a dangling symlink and a symlink to a folder inside --from are named in notes, never read (no blocking)', async () => {
@@ -74,9 +99,15 @@ describe('check --from: paths that cannot be read (defect 7)', () => {
     const result = await runCli(['check', '--from', join(dir, 'host1'), '--json'], { timeoutMs: 30_000 });
     expect(result.code).toBe(0);
     const envelope = JSON.parse(result.stdout) as Envelope;
-    expect(envelope.metrics.hosts[0]!.captures.map((capture) => `${capture.source}=${capture.kind}`)).toEqual(['links=rdma-link', 'virt=virt']);
+    expect(envelope.metrics.hosts[0]!.captures.map((capture) => `${capture.source}=${capture.kind}`)).toEqual(
+      ['links=rdma-link', 'virt=virt'],
+    );
     expect(envelope.metrics.notes).toEqual(
-      expect.arrayContaining(['dangling: a symlink to a missing file, skipped', 'elsewhere: a symlink to a folder, not followed', 'pipe: a FIFO, not a captured file, skipped']),
+      expect.arrayContaining([
+        'dangling: a symlink to a missing file, skipped',
+        'elsewhere: a symlink to a folder, not followed',
+        'pipe: a FIFO, not a captured file, skipped',
+      ]),
     );
   });
 });
@@ -84,7 +115,10 @@ describe('check --from: paths that cannot be read (defect 7)', () => {
 describe('check: facts out of range (Low)', () => {
   it('NCCL_NSOCKS_PERTHREAD=-5 is an error naming the file and line, not "-5 socket(s)"', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'job.env.sh'), 'export NCCL_SOCKET_NTHREADS=1\nexport NCCL_NSOCKS_PERTHREAD=-5\n');
+    writeFileSync(
+      join(dir, 'job.env.sh'),
+      'export NCCL_SOCKET_NTHREADS=1\nexport NCCL_NSOCKS_PERTHREAD=-5\n',
+    );
     const result = await runCli(['check', '--from', dir, '--fabric', 'tcp-100g']);
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('-5 socket(s)');
@@ -105,13 +139,17 @@ describe('check: facts out of range (Low)', () => {
     const envelope = JSON.parse(result.stdout) as Envelope;
     expect(errorsOf(envelope)).toEqual([`busbw.range ${dir.split('/').pop()!}`]);
     const range = envelope.findings.find((finding) => finding.ruleId === 'busbw.range')!;
-    expect(range.evidence).toMatch(new RegExp(`^all_reduce_2node\\.log:${index + 1} out-of-place busbw -\\d`));
+    expect(range.evidence).toMatch(
+      new RegExp(`^all_reduce_2node\\.log:${index + 1} out-of-place busbw -\\d`),
+    );
     expect(envelope.findings.find((finding) => finding.ruleId === 'busbw.plateau')?.severity).toBe('pass');
   });
 
   it('the same log unedited has no busbw.range finding (the rule can tell)', async () => {
     const result = await runCli(['check', '--from', join(fixtures, 'healthy-roce'), '--json']);
     expect(firstLine(result.stderr)).toBe('');
-    expect((JSON.parse(result.stdout) as Envelope).findings.map((finding) => finding.ruleId)).not.toContain('busbw.range');
+    expect((JSON.parse(result.stdout) as Envelope).findings.map((finding) => finding.ruleId)).not.toContain(
+      'busbw.range',
+    );
   });
 });

@@ -42,6 +42,7 @@ export function findingsOf(result: { findings?: Finding[] }, ruleId: string): Fi
 export function scaleBusbw(log: string, factor: number): string {
   return log.replace(
     /^(\s+\d+\s+\d+\s+float\s+sum\s+-1\s+)(\S+)\s+(\S+)\s+(\S+)(\s+0\s+)(\S+)\s+(\S+)\s+(\S+)/gm,
-    (_m, head: string, t1: string, a1: string, b1: string, mid: string, t2: string, a2: string, b2: string) => `${head}${t1}  ${a1}  ${(Number(b1) * factor).toFixed(4)}${mid}${t2}  ${a2}  ${(Number(b2) * factor).toFixed(4)}`,
+    (_m, head: string, t1: string, a1: string, b1: string, mid: string, t2: string, a2: string, b2: string) =>
+      `${head}${t1}  ${a1}  ${(Number(b1) * factor).toFixed(4)}${mid}${t2}  ${a2}  ${(Number(b2) * factor).toFixed(4)}`,
   );
 }

@@ -6,7 +6,9 @@ import { parseXml } from './xml-check.js';
 
 describe('JUnit XML', () => {
   it('escapes markup and drops characters XML 1.0 forbids', () => {
-    expect(escapeXml('a<b & "c" \'d\' >\u0001\u0007e')).toBe('a&lt;b &amp; &quot;c&quot; &apos;d&apos; &gt;e');
+    expect(escapeXml('a<b & "c" \'d\' >\u0001\u0007e')).toBe(
+      'a&lt;b &amp; &quot;c&quot; &apos;d&apos; &gt;e',
+    );
     expect(() => parseXml(`<r a="${escapeXml('<&>"')}">${escapeXml('x < y && z')}</r>`)).not.toThrow();
   });
 
@@ -19,14 +21,26 @@ describe('JUnit XML', () => {
   });
 
   it('one suite per host, a failure per error rule, warnings in system-out; counts add up', () => {
-    const down = host('down', { devinfo: fixture('check', 'port-down', 'devinfo-v.out'), 'env.sh': 'export NCCL_IB_HCA=mlx5\n' });
-    const ok = host('ok', { devinfo: fixture('check', 'healthy-roce', 'devinfo-v.out'), 'env.sh': 'export NCCL_IB_HCA=mlx5\n' });
+    const down = host('down', {
+      devinfo: fixture('check', 'port-down', 'devinfo-v.out'),
+      'env.sh': 'export NCCL_IB_HCA=mlx5\n',
+    });
+    const ok = host('ok', {
+      devinfo: fixture('check', 'healthy-roce', 'devinfo-v.out'),
+      'env.sh': 'export NCCL_IB_HCA=mlx5\n',
+    });
     const result = check([down, ok], { fabric: getFabricPreset('roce-400g') });
     const xml = parseXml(toJunitXml(result));
-    expect(xml.attributes).toMatchObject({ tests: String(xml.children.reduce((sum, suite) => sum + suite.children.length, 0)), failures: '1', errors: '0' });
+    expect(xml.attributes).toMatchObject({
+      tests: String(xml.children.reduce((sum, suite) => sum + suite.children.length, 0)),
+      failures: '1',
+      errors: '0',
+    });
     const [first, second] = xml.children;
     expect(first?.attributes.name).toBe('down');
-    const failed = first!.children.filter((testCase) => testCase.children.some((child) => child.name === 'failure'));
+    const failed = first!.children.filter((testCase) =>
+      testCase.children.some((child) => child.name === 'failure'),
+    );
     expect(failed.map((testCase) => testCase.attributes.name)).toEqual(['rdma.port-state']);
     expect(failed[0]!.children[0]!.attributes.type).toBe('error');
     expect(failed[0]!.children[0]!.text).toMatch(/evidence: devinfo:\d+ mlx5_3 port 1 state DOWN\/DISABLED/);

@@ -19,11 +19,16 @@ describe('gdr.nic-distance', () => {
 
   it('passes when every GPU has a NIC behind its PCIe switch (PXB and PIX layouts)', () => {
     expect(nonPass(check([host('a', { topo: pxbTopo })], roce))).toEqual([]);
-    expect(findingsOf(check([host('b', { topo: pixTopo })], roce), 'gdr.nic-distance')[0]?.severity).toBe('pass');
+    expect(findingsOf(check([host('b', { topo: pixTopo })], roce), 'gdr.nic-distance')[0]?.severity).toBe(
+      'pass',
+    );
   });
 
   it('judges only the NICs NCCL_IB_HCA selects: pinning to mlx5_0 puts GPU4-7 across the socket', () => {
-    const result = check([host('h', { topo: pixTopo, 'env.sh': 'export NCCL_IB_HCA==mlx5_0\nexport NCCL_DEBUG=WARN\n' })], roce);
+    const result = check(
+      [host('h', { topo: pixTopo, 'env.sh': 'export NCCL_IB_HCA==mlx5_0\nexport NCCL_DEBUG=WARN\n' })],
+      roce,
+    );
     const [error] = findingsOf(result, 'gdr.nic-distance').filter((finding) => finding.severity === 'error');
     expect(error?.message).toMatch(/^7 GPU\(s\)/);
     expect(error?.message).toMatch(/GPU4->mlx5_0 SYS/);
@@ -37,8 +42,17 @@ describe('gdr.nic-distance', () => {
 });
 
 describe('gdr.level', () => {
-  const withLevel = (level: string) => check([host('h', { topo: pxbTopo, 'env.sh': `export NCCL_NET_GDR_LEVEL=${level}\nexport NCCL_IB_HCA=mlx5\n` })], roce);
-  it('warns when the level excludes the GPUs\' PXB paths, passes when it admits them', () => {
+  const withLevel = (level: string) =>
+    check(
+      [
+        host('h', {
+          topo: pxbTopo,
+          'env.sh': `export NCCL_NET_GDR_LEVEL=${level}\nexport NCCL_IB_HCA=mlx5\n`,
+        }),
+      ],
+      roce,
+    );
+  it("warns when the level excludes the GPUs' PXB paths, passes when it admits them", () => {
     expect(findingsOf(withLevel('PIX'), 'gdr.level')[0]?.severity).toBe('warn');
     expect(findingsOf(withLevel('PIX'), 'gdr.level')[0]?.message).toMatch(/excludes 8 GPU/);
     expect(findingsOf(withLevel('PXB'), 'gdr.level')[0]?.severity).toBe('pass');
@@ -50,14 +64,24 @@ describe('gdr.level', () => {
 
 describe('gdr.log', () => {
   it('real MOC log says GDR 0 on RoCE: a warning quoting the line', () => {
-    const result = check([host('moc', { 'moc.log': fixture('nccl-tests', 'moc-h100-2node-1gpu-roce-all_reduce-nccl-info.log') })], roce);
+    const result = check(
+      [
+        host('moc', {
+          'moc.log': fixture('nccl-tests', 'moc-h100-2node-1gpu-roce-all_reduce-nccl-info.log'),
+        }),
+      ],
+      roce,
+    );
     const [log] = findingsOf(result, 'gdr.log');
     expect(log?.severity).toBe('warn');
     expect(log?.evidence).toBe('moc.log:55 NCCL INFO Connected all rings, use ring PXN 0 GDR 0');
   });
 
   it('real MOC sendrecv log shows GDRDMA channels: pass', () => {
-    const result = check([host('moc', { 'sr.log': fixture('nccl-tests', 'moc-h100-2node-4gpu-roce-sendrecv-nccl-info.log') })], roce);
+    const result = check(
+      [host('moc', { 'sr.log': fixture('nccl-tests', 'moc-h100-2node-4gpu-roce-sendrecv-nccl-info.log') })],
+      roce,
+    );
     expect(findingsOf(result, 'gdr.log')[0]?.severity).toBe('pass');
   });
 });

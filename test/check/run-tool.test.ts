@@ -9,7 +9,11 @@ import { fixture } from './helpers.js';
 
 describe('runTool (check --live)', () => {
   it('returns stdout of a tool that exists, with an argument array (no shell: `;` stays an argument)', async () => {
-    const outcome = await runTool(process.execPath, ['-e', 'process.stdout.write(process.argv[1])', 'a; echo injected']);
+    const outcome = await runTool(process.execPath, [
+      '-e',
+      'process.stdout.write(process.argv[1])',
+      'a; echo injected',
+    ]);
     expect(outcome).toEqual({ status: 'ok', stdout: 'a; echo injected', exitCode: 0 });
   });
 
@@ -18,9 +22,20 @@ describe('runTool (check --live)', () => {
   });
 
   it('times out, reports non-zero exits, and accepts exit codes a tool uses to report (systemd-detect-virt exits 1 for none)', async () => {
-    expect(await runTool(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { timeoutMs: 300 })).toEqual({ status: 'failed', reason: 'timed out after 0.3 s' });
-    expect(await runTool(process.execPath, ['-e', 'console.error("Failed to open NETLINK_RDMA socket"); process.exit(1)'])).toEqual({ status: 'failed', reason: 'exit 1: Failed to open NETLINK_RDMA socket' });
-    expect(await runTool(process.execPath, ['-e', 'console.log("none"); process.exit(1)'], { acceptExitCodes: [1] })).toEqual({ status: 'ok', stdout: 'none\n', exitCode: 1 });
+    expect(
+      await runTool(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { timeoutMs: 300 }),
+    ).toEqual({ status: 'failed', reason: 'timed out after 0.3 s' });
+    expect(
+      await runTool(process.execPath, [
+        '-e',
+        'console.error("Failed to open NETLINK_RDMA socket"); process.exit(1)',
+      ]),
+    ).toEqual({ status: 'failed', reason: 'exit 1: Failed to open NETLINK_RDMA socket' });
+    expect(
+      await runTool(process.execPath, ['-e', 'console.log("none"); process.exit(1)'], {
+        acceptExitCodes: [1],
+      }),
+    ).toEqual({ status: 'ok', stdout: 'none\n', exitCode: 1 });
   });
 });
 
@@ -36,10 +51,22 @@ describe('runCheck never throws', () => {
     fixture('check', 'qos', 'mellanox-doc2792-mlnx_qos-pfc-0267.txt'),
   ];
   it('on truncated and mutated real captures, for every fabric kind', () => {
-    const fabrics = [getFabricPreset('roce-400g'), getFabricPreset('ib-ndr-400g'), getFabricPreset('tcp-100g')];
+    const fabrics = [
+      getFabricPreset('roce-400g'),
+      getFabricPreset('ib-ndr-400g'),
+      getFabricPreset('tcp-100g'),
+    ];
     fc.assert(
       fc.property(
-        fc.array(fc.record({ sample: fc.integer({ min: 0, max: samples.length - 1 }), cut: fc.double({ min: 0, max: 1, noNaN: true }), noise: fc.string({ maxLength: 20 }), at: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({
+            sample: fc.integer({ min: 0, max: samples.length - 1 }),
+            cut: fc.double({ min: 0, max: 1, noNaN: true }),
+            noise: fc.string({ maxLength: 20 }),
+            at: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
         fc.integer({ min: 0, max: 3 }),
         (edits, fabricIndex) => {
           const captures: Capture[] = [];
@@ -49,12 +76,28 @@ describe('runCheck never throws', () => {
             const position = Math.floor(cut.length * edit.at);
             const text = cut.slice(0, position) + edit.noise + cut.slice(position);
             const recognised = recogniseText(text);
-            if (recognised) captures.push({ source: `f${index}`, kind: recognised.kind, facts: recognised.facts, text, warnings: recognised.warnings });
+            if (recognised)
+              captures.push({
+                source: `f${index}`,
+                kind: recognised.kind,
+                facts: recognised.facts,
+                text,
+                warnings: recognised.warnings,
+              });
           });
-          const hosts: HostCaptures[] = [{ host: 'a', captures }, { host: 'b', captures: captures.slice(1) }, { host: 'c', captures }];
+          const hosts: HostCaptures[] = [
+            { host: 'a', captures },
+            { host: 'b', captures: captures.slice(1) },
+            { host: 'c', captures },
+          ];
           const fabric = fabrics[fabricIndex];
           const result = runCheck(hosts, fabric ? { fabric } : {});
-          expect(result.metrics.counts.error + result.metrics.counts.warn + result.metrics.counts.info + result.metrics.counts.pass).toBe(result.findings?.length);
+          expect(
+            result.metrics.counts.error +
+              result.metrics.counts.warn +
+              result.metrics.counts.info +
+              result.metrics.counts.pass,
+          ).toBe(result.findings?.length);
         },
       ),
       { numRuns: 150 },

@@ -17,7 +17,12 @@ function decode(raw: string, where: string): string {
   const stripped = raw.replace(ENTITY, '');
   if (stripped.includes('&')) throw new Error(`bad entity in ${where}`);
   if (stripped.includes('<')) throw new Error(`raw < in ${where}`);
-  return raw.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return raw
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 export function parseXml(xml: string): XmlElement {
@@ -31,7 +36,8 @@ export function parseXml(xml: string): XmlElement {
   if (xml.startsWith('<?xml')) {
     const end = xml.indexOf('?>');
     if (end < 0) fail('unterminated XML declaration');
-    if (!/^<\?xml version="1\.0"( encoding="UTF-8")?\s*\?>$/.test(xml.slice(0, end + 2))) fail('bad XML declaration');
+    if (!/^<\?xml version="1\.0"( encoding="UTF-8")?\s*\?>$/.test(xml.slice(0, end + 2)))
+      fail('bad XML declaration');
     position = end + 2;
   }
   const parseElement = (): XmlElement => {

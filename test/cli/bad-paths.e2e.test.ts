@@ -7,7 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT, runCli, type CliRun } from '../helpers/run-cli.js';
@@ -32,7 +42,10 @@ const OUT_COMMANDS: { name: string; args: (out: string) => string[] }[] = [
   { name: 'parse', args: (out) => ['parse', CAPTURE, '--out', out] },
   { name: 'check', args: (out) => ['check', '--from', CHECK_TREE, '--out', out] },
   { name: 'check --junit', args: (out) => ['check', '--from', CHECK_TREE, '--junit', out] },
-  { name: 'bench tcp', args: (out) => ['bench', 'tcp', '--np', '2', '-b', '8', '-e', '64K', '-n', '1', '-w', '0', '--out', out] },
+  {
+    name: 'bench tcp',
+    args: (out) => ['bench', 'tcp', '--np', '2', '-b', '8', '-e', '64K', '-n', '1', '-w', '0', '--out', out],
+  },
   { name: 'report', args: (out) => ['report', '--input', envelopeFile, '--out', out] },
 ];
 
@@ -81,7 +94,11 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
   it('an existing folder: exit 2, the folder untouched', async () => {
     const folder = mkdtempSync(join(work, 'folder-'));
     writeFileSync(join(folder, 'inside.txt'), 'kept');
-    expectRefused(await runCli(args(folder)), 2, `aifabric: cannot write ${folder}: it is a folder, not a file`);
+    expectRefused(
+      await runCli(args(folder)),
+      2,
+      `aifabric: cannot write ${folder}: it is a folder, not a file`,
+    );
     expectNothingLeft(folder, ['inside.txt']);
   });
 
@@ -89,14 +106,26 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
     const file = join(mkdtempSync(join(work, 'parent-')), 'plain.txt');
     writeFileSync(file, 'before');
     const path = join(file, 'out.json');
-    expectRefused(await runCli(args(path)), 2, `aifabric: cannot write ${path}: ${file} is a file, not a folder`);
+    expectRefused(
+      await runCli(args(path)),
+      2,
+      `aifabric: cannot write ${path}: ${file} is a file, not a folder`,
+    );
     expect(readFileSync(file, 'utf8')).toBe('before');
     expectNothingLeft(dirname(file), ['plain.txt']);
   });
 
   it('/proc/x and /sys/x: exit 3', async () => {
-    expectRefused(await runCli(args('/proc/x')), 3, "aifabric: cannot write /proc/x: /proc is the kernel's virtual file system and takes no output files");
-    expectRefused(await runCli(args('/sys/x/out.json')), 3, "aifabric: cannot write /sys/x/out.json: /sys is the kernel's virtual file system and takes no output files");
+    expectRefused(
+      await runCli(args('/proc/x')),
+      3,
+      "aifabric: cannot write /proc/x: /proc is the kernel's virtual file system and takes no output files",
+    );
+    expectRefused(
+      await runCli(args('/sys/x/out.json')),
+      3,
+      "aifabric: cannot write /sys/x/out.json: /sys is the kernel's virtual file system and takes no output files",
+    );
     expect(existsSync('/proc/x')).toBe(false);
   });
 
@@ -123,7 +152,10 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
     writeFileSync(path, 'old');
     fillUp(tiny.path);
     const result = await runCli(args(path));
-    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({ code: 3, first: `aifabric: cannot write ${path}: no space left on device` });
+    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({
+      code: 3,
+      first: `aifabric: cannot write ${path}: no space left on device`,
+    });
     expect(readFileSync(path, 'utf8')).toBe('old');
     expectNothingLeft(tiny.path, ['filler', 'out.json']);
   });
@@ -132,27 +164,43 @@ describe.each(OUT_COMMANDS)('$name with a bad output path', ({ args }) => {
 describe('demo --out FOLDER', () => {
   it('/proc/foo fails at once with exit 3 (it used to spin in mkdir forever)', async () => {
     const result = await runCli(['demo', '--out', '/proc/foo'], { timeoutMs: 20_000 });
-    expectRefused(result, 3, "aifabric: cannot write /proc/foo: /proc is the kernel's virtual file system and takes no output files");
+    expectRefused(
+      result,
+      3,
+      "aifabric: cannot write /proc/foo: /proc is the kernel's virtual file system and takes no output files",
+    );
   });
 
   it('an existing file: exit 2, the file unchanged', async () => {
     const file = join(mkdtempSync(join(work, 'demo-file-')), 'results');
     writeFileSync(file, 'before');
-    expectRefused(await runCli(['demo', '--out', file]), 2, `aifabric: cannot write ${file}: it is a file, not a folder`);
+    expectRefused(
+      await runCli(['demo', '--out', file]),
+      2,
+      `aifabric: cannot write ${file}: it is a file, not a folder`,
+    );
     expect(readFileSync(file, 'utf8')).toBe('before');
   });
 
   it('a parent that is a file: exit 2', async () => {
     const file = join(mkdtempSync(join(work, 'demo-parent-')), 'plain');
     writeFileSync(file, 'x');
-    expectRefused(await runCli(['demo', '--out', join(file, 'out')]), 2, `aifabric: cannot write ${join(file, 'out')}: ${file} is a file, not a folder`);
+    expectRefused(
+      await runCli(['demo', '--out', join(file, 'out')]),
+      2,
+      `aifabric: cannot write ${join(file, 'out')}: ${file} is a file, not a folder`,
+    );
   });
 
   it('a read-only file system: exit 3', async () => {
     const readOnly = mounts.use(() => readOnlyTmpfs());
     if (!readOnly) return;
     const folder = join(readOnly.path, 'demo-out');
-    expectRefused(await runCli(['demo', '--out', folder]), 3, `aifabric: cannot write ${folder}: read-only file system`);
+    expectRefused(
+      await runCli(['demo', '--out', folder]),
+      3,
+      `aifabric: cannot write ${folder}: read-only file system`,
+    );
   });
 
   it('no space part-way: exit 3, and the folder it made is gone again', async () => {
@@ -162,7 +210,9 @@ describe('demo --out FOLDER', () => {
     const folder = join(tiny.path, 'demo-out');
     const result = await runCli(['demo', '--out', folder]);
     expect(result.code).toBe(3);
-    expect(firstLine(result.stderr)).toMatch(new RegExp(`^aifabric: cannot write ${folder}/[a-z-]+\\.json: no space left on device$`));
+    expect(firstLine(result.stderr)).toMatch(
+      new RegExp(`^aifabric: cannot write ${folder}/[a-z-]+\\.json: no space left on device$`),
+    );
     expectNothingLeft(tiny.path, ['filler']);
   });
 });
@@ -172,45 +222,93 @@ describe('--save --db PATH', () => {
     const db = join(work, 'no-such-folder', 'aifabric.db');
     const expected = `aifabric: cannot write ${db}: folder ${dirname(db)} does not exist`;
     expectRefused(await runCli(['plan', JOB, '--save', '--db', db]), 2, expected);
-    expectRefused(await runCli(['bench', 'tcp', '--np', '2', '-b', '8', '-e', '8', '-n', '1', '-w', '0', '--save', '--db', db]), 2, expected);
+    expectRefused(
+      await runCli([
+        'bench',
+        'tcp',
+        '--np',
+        '2',
+        '-b',
+        '8',
+        '-e',
+        '8',
+        '-n',
+        '1',
+        '-w',
+        '0',
+        '--save',
+        '--db',
+        db,
+      ]),
+      2,
+      expected,
+    );
     expect(existsSync(dirname(db))).toBe(false);
   });
 
   it('an existing folder: exit 2', async () => {
     const folder = mkdtempSync(join(work, 'db-folder-'));
-    expectRefused(await runCli(['sim', SCENARIO, '--save', '--db', folder]), 2, `aifabric: cannot write ${folder}: it is a folder, not a file`);
+    expectRefused(
+      await runCli(['sim', SCENARIO, '--save', '--db', folder]),
+      2,
+      `aifabric: cannot write ${folder}: it is a folder, not a file`,
+    );
     expectNothingLeft(folder, []);
   });
 
   it('under /proc: exit 3; on a read-only file system: exit 3', async () => {
-    expectRefused(await runCli(['plan', JOB, '--save', '--db', '/proc/aifabric.db']), 3, "aifabric: cannot write /proc/aifabric.db: /proc is the kernel's virtual file system and takes no output files");
+    expectRefused(
+      await runCli(['plan', JOB, '--save', '--db', '/proc/aifabric.db']),
+      3,
+      "aifabric: cannot write /proc/aifabric.db: /proc is the kernel's virtual file system and takes no output files",
+    );
     const readOnly = mounts.use(() => readOnlyTmpfs());
     if (!readOnly) return;
     const db = join(readOnly.path, 'aifabric.db');
-    expectRefused(await runCli(['plan', JOB, '--save', '--db', db]), 3, `aifabric: cannot write ${db}: read-only file system`);
+    expectRefused(
+      await runCli(['plan', JOB, '--save', '--db', db]),
+      3,
+      `aifabric: cannot write ${db}: read-only file system`,
+    );
   });
 
   it('AIFABRIC_DB in a missing folder is checked the same way', async () => {
     const db = join(work, 'env-missing', 'x.db');
-    expectRefused(await runCli(['collective', '--save'], { env: { AIFABRIC_DB: db } }), 2, `aifabric: cannot write ${db}: folder ${dirname(db)} does not exist`);
+    expectRefused(
+      await runCli(['collective', '--save'], { env: { AIFABRIC_DB: db } }),
+      2,
+      `aifabric: cannot write ${db}: folder ${dirname(db)} does not exist`,
+    );
   });
 
   it('runs import into a database in a missing folder: exit 2, not an internal error', async () => {
     const db = join(work, 'import-missing', 'x.db');
     const result = await runCli(['runs', 'import', envelopeFile, '--db', db]);
-    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({ code: 2, first: `aifabric: cannot write ${db}: folder ${dirname(db)} does not exist` });
+    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({
+      code: 2,
+      first: `aifabric: cannot write ${db}: folder ${dirname(db)} does not exist`,
+    });
   });
 
   it('a reader given a folder as --db: exit 2, one line', async () => {
     const folder = mkdtempSync(join(work, 'db-read-'));
     const result = await runCli(['runs', 'list', '--db', folder]);
-    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({ code: 2, first: `aifabric: ${folder}: a folder, not a results database` });
+    expect({ code: result.code, first: firstLine(result.stderr) }).toEqual({
+      code: 2,
+      first: `aifabric: ${folder}: a folder, not a results database`,
+    });
   });
 });
 
 /** Runs the CLI with stdout on a pipe that is closed after the first chunk, as `| head -1` does. */
-async function runIntoClosedPipe(args: string[], env: Record<string, string> = {}): Promise<Pick<CliRun, 'code' | 'signal' | 'stderr'>> {
-  const { code, signal, stderr } = await runCli(args, { env, onSpawn: (child) => child.stdout?.once('data', () => child.stdout?.destroy()) });
+async function runIntoClosedPipe(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Pick<CliRun, 'code' | 'signal' | 'stderr'>> {
+  const { code, signal, stderr } = await runCli(args, {
+    env,
+    onSpawn: (child) => child.stdout?.once('data', () => child.stdout?.destroy()),
+  });
   return { code, signal, stderr };
 }
 
@@ -220,7 +318,8 @@ function processesMarked(mark: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`AIFABRIC_E2E_MARK=${mark}`)) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(`AIFABRIC_E2E_MARK=${mark}`))
+        found.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }
@@ -245,11 +344,15 @@ describe('output into a closed pipe (`| head -1`)', () => {
 
   it('bench tcp --np 2 exits 0 and leaves no rank behind', async () => {
     const mark = randomBytes(6).toString('hex');
-    const result = await runIntoClosedPipe(['bench', 'tcp', '--np', '2', '-b', '8', '-e', '64M', '-f', '2', '-n', '20', '-w', '1'], { AIFABRIC_E2E_MARK: mark });
+    const result = await runIntoClosedPipe(
+      ['bench', 'tcp', '--np', '2', '-b', '8', '-e', '64M', '-f', '2', '-n', '20', '-w', '1'],
+      { AIFABRIC_E2E_MARK: mark },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr).not.toMatch(/EPIPE|Unhandled|\n\s+at /);
     // The ranks are told to stop; wait (bounded) for them to be gone.
-    for (let i = 0; i < 100 && processesMarked(mark).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 100 && processesMarked(mark).length > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(processesMarked(mark)).toEqual([]);
   });
 });

@@ -27,7 +27,8 @@ function engineWorkIn(files: readonly { path: string; text: string }[]): string[
   const found: string[] = [];
   for (const { path, text } of files) {
     text.split('\n').forEach((line, index) => {
-      for (const { what, pattern } of ENGINE_WORK) if (pattern.test(line)) found.push(`${path}:${index + 1}: ${what}: ${line.trim()}`);
+      for (const { what, pattern } of ENGINE_WORK)
+        if (pattern.test(line)) found.push(`${path}:${index + 1}: ${what}: ${line.trim()}`);
     });
   }
   return found;
@@ -42,9 +43,15 @@ describe('the CLI is a shell over the engines', () => {
 
   it('the check can fail: it names a makeResult( call and a ruleId key, and leaves reads of ruleId alone', () => {
     const found = engineWorkIn([
-      { path: 'src/cli/commands/x.ts', text: "const r = makeResult('x', {}, {});\nconst f = { ruleId: 'busbw-regression', severity: 'error' };" },
+      {
+        path: 'src/cli/commands/x.ts',
+        text: "const r = makeResult('x', {}, {});\nconst f = { ruleId: 'busbw-regression', severity: 'error' };",
+      },
       { path: 'src/cli/commands/y.ts', text: "findings.push({\n  'ruleId': id,\n});" },
-      { path: 'src/cli/commands/z.ts', text: 'const id = finding.ruleId;\nreturn `${where}.ruleId: expected a rule id`;\n// makeResult is the engines\' job' },
+      {
+        path: 'src/cli/commands/z.ts',
+        text: "const id = finding.ruleId;\nreturn `${where}.ruleId: expected a rule id`;\n// makeResult is the engines' job",
+      },
     ]);
     expect(found).toEqual([
       "src/cli/commands/x.ts:1: builds an envelope (makeResult): const r = makeResult('x', {}, {});",
@@ -54,9 +61,14 @@ describe('the CLI is a shell over the engines', () => {
   });
 
   it('one table renderer: nothing imports cli-table3, and it is no dependency', () => {
-    const importers = sourceFiles(join(ROOT, 'src')).map(read).filter(({ text }) => /from ['"]cli-table3['"]|require\(['"]cli-table3['"]\)/.test(text));
+    const importers = sourceFiles(join(ROOT, 'src'))
+      .map(read)
+      .filter(({ text }) => /from ['"]cli-table3['"]|require\(['"]cli-table3['"]\)/.test(text));
     expect(importers.map(({ path }) => path)).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     expect({ ...pkg.dependencies, ...pkg.devDependencies }).not.toHaveProperty('cli-table3');
   });
 });

@@ -33,7 +33,11 @@ function row(seq: number, extra: Partial<TraceCollectiveRow> = {}): TraceCollect
   };
 }
 
-function envelope(collectives: TraceCollectiveRow[], extra: Partial<TraceMetrics> = {}, inputs: Record<string, unknown> = {}): ResultEnvelope<TraceMetrics> {
+function envelope(
+  collectives: TraceCollectiveRow[],
+  extra: Partial<TraceMetrics> = {},
+  inputs: Record<string, unknown> = {},
+): ResultEnvelope<TraceMetrics> {
   return {
     kind: 'trace',
     schemaVersion: 1,
@@ -42,8 +46,24 @@ function envelope(collectives: TraceCollectiveRow[], extra: Partial<TraceMetrics
     inputs: { paths: ['a'], steps: null, ...inputs },
     metrics: {
       ranks: [
-        { rank: 0, file: 'a/rank0.json', format: 'kineto', host: 'node-a', device: 'NVIDIA A100', hasGpu: true, collectives: collectives.length },
-        { rank: 1, file: 'a/rank1.json', format: 'kineto', host: 'node-b', device: 'NVIDIA A100', hasGpu: true, collectives: collectives.length },
+        {
+          rank: 0,
+          file: 'a/rank0.json',
+          format: 'kineto',
+          host: 'node-a',
+          device: 'NVIDIA A100',
+          hasGpu: true,
+          collectives: collectives.length,
+        },
+        {
+          rank: 1,
+          file: 'a/rank1.json',
+          format: 'kineto',
+          host: 'node-b',
+          device: 'NVIDIA A100',
+          hasGpu: true,
+          collectives: collectives.length,
+        },
       ],
       worldSize: 2,
       nodes: 2,
@@ -52,9 +72,21 @@ function envelope(collectives: TraceCollectiveRow[], extra: Partial<TraceMetrics
       clockAligned: true,
       collectives,
       iterations: [
-        { step: 4, ranks: [0, 1], stepUs: [1000, 1010], computeUs: [700, 690], exposedCommUs: [100, 120], commUs: [300, 310], maxComputeUs: 700, maxCommUs: 310, maxStepUs: 1010 },
+        {
+          step: 4,
+          ranks: [0, 1],
+          stepUs: [1000, 1010],
+          computeUs: [700, 690],
+          exposedCommUs: [100, 120],
+          commUs: [300, 310],
+          maxComputeUs: 700,
+          maxCommUs: 310,
+          maxStepUs: 1010,
+        },
       ],
-      stragglers: [{ rank: 1, lastCount: collectives.length, lostUs: 12.25 * collectives.length, cause: 'collective' }],
+      stragglers: [
+        { rank: 1, lastCount: collectives.length, lostUs: 12.25 * collectives.length, cause: 'collective' },
+      ],
       ...extra,
     },
     findings: [
@@ -70,8 +102,15 @@ describe('renderTraceText', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('aifabric trace: 2 ranks (kineto), 2 hosts, world size 2, 2 node(s) x 1 GPU(s)');
     expect(lines[1]).toBe('clocks aligned: node-b -1503.5 us (skews and waits are after alignment)');
-    const order = ['collectives: 3 matched', 'iterations: 1', 'stragglers: 1, most harmful first', 'findings:'].map((heading) => text.indexOf(heading));
-    expect(order.every((position, index) => position > 0 && (index === 0 || position > order[index - 1]!))).toBe(true);
+    const order = [
+      'collectives: 3 matched',
+      'iterations: 1',
+      'stragglers: 1, most harmful first',
+      'findings:',
+    ].map((heading) => text.indexOf(heading));
+    expect(
+      order.every((position, index) => position > 0 && (index === 0 || position > order[index - 1]!)),
+    ).toBe(true);
     expect(text).toMatch(/\n {2}0\s+0\s+all_reduce\s+4M\s+0-1\s+12\.3\s+100\.0\s+1\s+41\.94\n/);
     expect(text).toMatch(/\n\s+4\s+0-1\s+700\.0\s+120\.0\s+310\.0\s+1010\.0\n/);
     expect(text).toMatch(/\n\s+1\s+3\s+36\.8\s+collective\n/);
@@ -84,11 +123,20 @@ describe('renderTraceText', () => {
     const text = renderTraceText(envelope(Array.from({ length: 2020 }, (_, seq) => row(seq))));
     expect(text).toContain(`collectives: 2020 matched across ranks (first ${DEFAULT_COLLECTIVE_ROWS} shown)`);
     expect(text).toContain(`  ... ${2020 - DEFAULT_COLLECTIVE_ROWS} more (use --json)\n`);
-    expect(text.split('\n').filter((line) => /^ {2}0\s+\d+\s+all_reduce/.test(line))).toHaveLength(DEFAULT_COLLECTIVE_ROWS);
+    expect(text.split('\n').filter((line) => /^ {2}0\s+\d+\s+all_reduce/.test(line))).toHaveLength(
+      DEFAULT_COLLECTIVE_ROWS,
+    );
   });
 
   it('with a model: predicted us and % of model columns, the predicted step, and the model line', () => {
-    const withModel = envelope([row(0, { predictedUs: 31, modelFraction: 0.31 }), row(1, { sizeBytes: null, busbwGBps: null, predictedUs: null, modelFraction: null })], {}, { fabric: 'roce-400g', gpu: 'a100-80gb' });
+    const withModel = envelope(
+      [
+        row(0, { predictedUs: 31, modelFraction: 0.31 }),
+        row(1, { sizeBytes: null, busbwGBps: null, predictedUs: null, modelFraction: null }),
+      ],
+      {},
+      { fabric: 'roce-400g', gpu: 'a100-80gb' },
+    );
     withModel.metrics.iterations[0]!.predictedStepUs = 800;
     const text = renderTraceText(withModel);
     expect(text).toContain('model: fabric roce-400g, gpu a100-80gb');
@@ -100,7 +148,19 @@ describe('renderTraceText', () => {
   });
 
   it('marks a busbw seen on one rank as a bound, names missing ranks and says when clocks were not shifted', () => {
-    const one = envelope([row(0, { ranksSeen: [0], ranksMissing: [1], waitUs: [0], startSkewUs: 0, lastRank: 0, busbwIsBound: true })], { clockAligned: false, clockOffsetsUs: {}, stragglers: [] });
+    const one = envelope(
+      [
+        row(0, {
+          ranksSeen: [0],
+          ranksMissing: [1],
+          waitUs: [0],
+          startSkewUs: 0,
+          lastRank: 0,
+          busbwIsBound: true,
+        }),
+      ],
+      { clockAligned: false, clockOffsetsUs: {}, stragglers: [] },
+    );
     one.metrics.ranks = one.metrics.ranks.map((rank) => ({ ...rank, host: 'node-a' }));
     const text = renderTraceText(one);
     expect(text).toContain('41.94 (bound)');
@@ -120,12 +180,20 @@ describe('renderTraceText', () => {
 
 describe('sizes and --steps', () => {
   it('writes sizes as nccl-tests does (powers of 1024)', () => {
-    expect([sizeText(null), sizeText(8), sizeText(1024), sizeText(1536), sizeText(4 * 1024 ** 2), sizeText(3 * 1024 ** 3)]).toEqual(['-', '8', '1K', '1.5K', '4M', '3G']);
+    expect([
+      sizeText(null),
+      sizeText(8),
+      sizeText(1024),
+      sizeText(1536),
+      sizeText(4 * 1024 ** 2),
+      sizeText(3 * 1024 ** 3),
+    ]).toEqual(['-', '8', '1K', '1.5K', '4M', '3G']);
   });
 
   it('reads 3-5 and 4 as inclusive ranges and refuses anything else naming the flag', () => {
     expect(parseSteps('3-5')).toEqual({ from: 3, to: 5 });
     expect(parseSteps('4')).toEqual({ from: 4, to: 4 });
-    for (const bad of ['5-3', 'x', '', '1-', '-2', '1.5', '1-2-3']) expect(() => parseSteps(bad)).toThrow(/^invalid value for --steps: /);
+    for (const bad of ['5-3', 'x', '', '1-', '-2', '1.5', '1-2-3'])
+      expect(() => parseSteps(bad)).toThrow(/^invalid value for --steps: /);
   });
 });

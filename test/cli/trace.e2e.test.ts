@@ -42,7 +42,13 @@ function envelopeOf(result: CliRun) {
     kind: string;
     schemaVersion: number;
     inputs: Record<string, unknown>;
-    metrics: { ranks: { rank: number }[]; worldSize: number | null; collectives: Row[]; iterations: { step: number }[]; stragglers: { rank: number; lastCount: number }[] };
+    metrics: {
+      ranks: { rank: number }[];
+      worldSize: number | null;
+      collectives: Row[];
+      iterations: { step: number }[];
+      stragglers: { rank: number; lastCount: number }[];
+    };
     findings?: { severity: string; ruleId: string }[];
   };
 }
@@ -67,10 +73,14 @@ describe('aifabric trace on the 8-rank DLRM step', () => {
   it('prints a header naming 8 ranks on one host, a collectives table, stragglers and findings', async () => {
     const result = await runCli(['trace', DLRM]);
     expect(result.code).toBe(0);
-    expect(firstLine(result.stdout)).toMatch(/^aifabric trace: 8 ranks \(kineto\), 1 host, world size 8, 1 node\(s\) x 8 GPU\(s\)$/);
+    expect(firstLine(result.stdout)).toMatch(
+      /^aifabric trace: 8 ranks \(kineto\), 1 host, world size 8, 1 node\(s\) x 8 GPU\(s\)$/,
+    );
     expect(result.stdout).toMatch(/one host, one clock/);
     expect(result.stdout).toMatch(/collectives: 8 matched across ranks/);
-    expect(result.stdout).toMatch(/group\s+seq\s+op\s+size\s+ranks seen\s+skew us\s+true time us\s+last rank\s+busbw GB\/s/);
+    expect(result.stdout).toMatch(
+      /group\s+seq\s+op\s+size\s+ranks seen\s+skew us\s+true time us\s+last rank\s+busbw GB\/s/,
+    );
     expect(result.stdout).toMatch(/\n\s+default\s+0\s+sendrecv\s/);
     expect(result.stdout).toMatch(/\nstragglers: /);
     expect(result.stdout).toMatch(/\nfindings:/);
@@ -141,7 +151,15 @@ describe('aifabric trace on one rank with ProfilerStep#4-6 (HTA nccl_data)', () 
     const text = await runCli(['trace', NCCL_DATA, '--fabric', 'roce-400g', '--gpu', 'a100-80gb']);
     expect(text.stdout).toMatch(/^model: fabric roce-400g, gpu a100-80gb$/m);
     expect(text.stdout).toMatch(/predicted us\s+% of model/);
-    const result = await runCli(['trace', NCCL_DATA, '--fabric', 'roce-400g', '--gpu', 'a100-80gb', '--json']);
+    const result = await runCli([
+      'trace',
+      NCCL_DATA,
+      '--fabric',
+      'roce-400g',
+      '--gpu',
+      'a100-80gb',
+      '--json',
+    ]);
     const envelope = envelopeOf(result);
     expectExitMatchesFindings(result, envelope.findings);
     expectExitMatchesFindings(text, envelope.findings);
@@ -164,7 +182,9 @@ describe('aifabric trace on one rank with ProfilerStep#4-6 (HTA nccl_data)', () 
     expectExitMatchesFindings(result, envelope.findings);
     expect(envelope.inputs).toMatchObject({ job: JOB, fabric: 'roce-400g', gpu: 'h100-sxm' });
     // --fabric replaces the job's fabric, as `plan --fabric` does.
-    const other = envelopeOf(await runCli(['trace', NCCL_DATA, '--job', JOB, '--fabric', 'ib-ndr-400g', '--json']));
+    const other = envelopeOf(
+      await runCli(['trace', NCCL_DATA, '--job', JOB, '--fabric', 'ib-ndr-400g', '--json']),
+    );
     expect(other.inputs).toMatchObject({ job: JOB, fabric: 'ib-ndr-400g', gpu: 'h100-sxm' });
   });
 
@@ -193,7 +213,9 @@ describe('aifabric trace on 2,020 collectives (HTA df_index_resolver)', () => {
 /** Kineto files of a generated run (test/trace/generate.ts), one per rank, in a fresh folder. */
 function writeRun(options: GenOptions): string {
   const folder = mkdtempSync(join(tmpdir(), 'aifabric-trace-gen-'));
-  generateRun(options).forEach((rank, index) => writeFileSync(join(folder, `rank_${index}.json`), rank.kineto));
+  generateRun(options).forEach((rank, index) =>
+    writeFileSync(join(folder, `rank_${index}.json`), rank.kineto),
+  );
   return folder;
 }
 
@@ -213,8 +235,12 @@ describe('aifabric trace on a generated 4-rank run over 2 hosts', () => {
     const folder = writeRun({ ...base, collectiveUs: 50 });
     const result = await runCli(['trace', folder]);
     expect(result.code).toBe(0);
-    expect(firstLine(result.stdout)).toBe('aifabric trace: 4 ranks (kineto), 2 hosts, world size 4, 2 node(s) x 2 GPU(s)');
-    expect(result.stdout.split('\n')[1]).toMatch(/^clocks aligned: host1 -2500\.0 us \(skews and waits are after alignment\)$/);
+    expect(firstLine(result.stdout)).toBe(
+      'aifabric trace: 4 ranks (kineto), 2 hosts, world size 4, 2 node(s) x 2 GPU(s)',
+    );
+    expect(result.stdout.split('\n')[1]).toMatch(
+      /^clocks aligned: host1 -2500\.0 us \(skews and waits are after alignment\)$/,
+    );
     expect(result.stdout).toMatch(/\n\s+2\s+1\s+\d+\.\d\s+collective\n/);
     expect(result.stdout).toMatch(/WARN {2}trace\.straggler\s+rank 2 /);
     expect(result.stdout).toMatch(/INFO {2}trace\.clock-aligned/);
@@ -241,7 +267,9 @@ describe('aifabric trace on NCCL flight-recorder dumps (test/fixtures/flight-rec
   it('reads a folder of per-rank pickles and names rank 2, 1500 us late at seq 4, as the worst straggler', async () => {
     const result = await runCli(['trace', join(FR, 'straggler-p2')]);
     expect(result.code).toBe(0);
-    expect(firstLine(result.stdout)).toBe('aifabric trace: 4 ranks (flight-recorder), 1 host, world size 4, 1 node(s) x 4 GPU(s)');
+    expect(firstLine(result.stdout)).toBe(
+      'aifabric trace: 4 ranks (flight-recorder), 1 host, world size 4, 1 node(s) x 4 GPU(s)',
+    );
     const envelope = envelopeOf(await runCli(['trace', join(FR, 'straggler-p2'), '--json']));
     const late = envelope.metrics.collectives.find((row) => row.group === '0' && row.seq === 4);
     expect(late?.lastRank).toBe(2);
@@ -252,18 +280,25 @@ describe('aifabric trace on NCCL flight-recorder dumps (test/fixtures/flight-rec
   it('a hang dump exits 1 with trace.unfinished naming the stuck and the never-started rank', async () => {
     const result = await runCli(['trace', join(FR, 'hang-p4')]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/ERROR trace\.unfinished\s+all_reduce #3 of group 0 never finished on rank 0; rank 1 never started it/);
+    expect(result.stdout).toMatch(
+      /ERROR trace\.unfinished\s+all_reduce #3 of group 0 never finished on rank 0; rank 1 never started it/,
+    );
   });
 
   it('`aifabric parse` recognises a dump by its bytes and prints its collectives', async () => {
     const result = await runCli(['parse', join(FR, 'straggler-p2', 'nccl_trace_rank_0')]);
     expect(result.code).toBe(0);
-    expect(firstLine(result.stdout)).toMatch(/nccl_trace_rank_0: pytorch-trace, rank 0 of 4 \(from the file name\), NCCL 2\.21\.5, 7 collectives/);
+    expect(firstLine(result.stdout)).toMatch(
+      /nccl_trace_rank_0: pytorch-trace, rank 0 of 4 \(from the file name\), NCCL 2\.21\.5, 7 collectives/,
+    );
     expect(result.stdout).toMatch(/group 0 \(default_pg\), 4 ranks: all_reduce x5/);
   });
 
   it('refuses a pickle that would run code, in one line', async () => {
-    expectOneLineRefusal(await runCli(['trace', join(FR, 'refused', 'nccl_trace_rank_0')]), /nccl_trace_rank_0: .*GLOBAL/);
+    expectOneLineRefusal(
+      await runCli(['trace', join(FR, 'refused', 'nccl_trace_rank_0')]),
+      /nccl_trace_rank_0: .*GLOBAL/,
+    );
   });
 });
 
@@ -282,21 +317,42 @@ describe('aifabric trace refuses bad input in one line, exit 2', () => {
   });
 
   it('--gpu without --fabric or --job', async () => {
-    expectOneLineRefusal(await runCli(['trace', NCCL_DATA, '--gpu', 'a100-80gb']), /--gpu needs --fabric or --job/);
+    expectOneLineRefusal(
+      await runCli(['trace', NCCL_DATA, '--gpu', 'a100-80gb']),
+      /--gpu needs --fabric or --job/,
+    );
   });
 
   it('an unknown GPU preset', async () => {
-    expectOneLineRefusal(await runCli(['trace', NCCL_DATA, '--fabric', 'roce-400g', '--gpu', 'no-such-gpu']), /no-such-gpu/);
+    expectOneLineRefusal(
+      await runCli(['trace', NCCL_DATA, '--fabric', 'roce-400g', '--gpu', 'no-such-gpu']),
+      /no-such-gpu/,
+    );
   });
 
   it('a CPU-only trace alone (HTA rank_non_gpu): nothing to analyse, named in one line', async () => {
-    expectOneLineRefusal(await runCli(['trace', join(TRACES, 'hta', 'rank_non_gpu.json.gz')]), /rank_non_gpu\.json\.gz: no GPU kernels \(a CPU-only trace/);
+    expectOneLineRefusal(
+      await runCli(['trace', join(TRACES, 'hta', 'rank_non_gpu.json.gz')]),
+      /rank_non_gpu\.json\.gz: no GPU kernels \(a CPU-only trace/,
+    );
   });
 
   it.each([
-    ['a trace with no rank (HTA rank_not_found)', join(TRACES, 'hta', 'rank_not_found.json.gz'), /rank_not_found\.json\.gz/],
-    ['a trace with no distributedInfo (HTA distributed_info_not_found)', join(TRACES, 'hta', 'distributed_info_not_found.json.gz'), /distributed_info_not_found\.json\.gz/],
-    ['a file that is no trace (an nccl-tests log)', join(REPO_ROOT, 'test', 'fixtures', 'nccl-tests', 'FORMAT-REFERENCE-v2.19.6-not-a-real-run.txt'), /FORMAT-REFERENCE-v2\.19\.6-not-a-real-run\.txt/],
+    [
+      'a trace with no rank (HTA rank_not_found)',
+      join(TRACES, 'hta', 'rank_not_found.json.gz'),
+      /rank_not_found\.json\.gz/,
+    ],
+    [
+      'a trace with no distributedInfo (HTA distributed_info_not_found)',
+      join(TRACES, 'hta', 'distributed_info_not_found.json.gz'),
+      /distributed_info_not_found\.json\.gz/,
+    ],
+    [
+      'a file that is no trace (an nccl-tests log)',
+      join(REPO_ROOT, 'test', 'fixtures', 'nccl-tests', 'FORMAT-REFERENCE-v2.19.6-not-a-real-run.txt'),
+      /FORMAT-REFERENCE-v2\.19\.6-not-a-real-run\.txt/,
+    ],
     ['a path that does not exist', join(TRACES, 'no-such-trace.json'), /no-such-trace\.json/],
   ])('%s', async (_name, path, pattern) => {
     expectOneLineRefusal(await runCli(['trace', path]), pattern);

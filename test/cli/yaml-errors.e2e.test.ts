@@ -56,7 +56,10 @@ describe('YAML syntax errors are reported where they are', () => {
   });
 
   it('an unclosed { in a scenario file', async () => {
-    const path = file('open-scenario.yaml', replaceLine(SCENARIO, 10, '  hostsPerLeaf: 4', '  hostsPerLeaf: {a: 4'));
+    const path = file(
+      'open-scenario.yaml',
+      replaceLine(SCENARIO, 10, '  hostsPerLeaf: 4', '  hostsPerLeaf: {a: 4'),
+    );
     const result = await runCli(['sim', path]);
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^aifabric: ${path}:10:17 unclosed \\{: `));
@@ -64,22 +67,36 @@ describe('YAML syntax errors are reported where they are', () => {
 
   it('a tab used as indentation: its line', async () => {
     const path = file('tab.yaml', replaceLine(JOB, 7, '  gpusPerNode: 8', '\tgpusPerNode: 8'));
-    expectInputError(await runCli(['plan', path]), `aifabric: ${path}:7:1 Tabs are not allowed as indentation`);
+    expectInputError(
+      await runCli(['plan', path]),
+      `aifabric: ${path}:7:1 Tabs are not allowed as indentation`,
+    );
   });
 
   it('a duplicate key in a cluster file given to check --cluster', async () => {
-    const path = file('cluster-dup.yaml', replaceLine(CLUSTER, 6, 'fabric: roce-400g', 'fabric: roce-400g\nfabric: tcp-100g'));
-    expectInputError(await runCli(['check', '--from', CHECK_TREE, '--cluster', path]), `aifabric: ${path}:7:1 Map keys must be unique`);
+    const path = file(
+      'cluster-dup.yaml',
+      replaceLine(CLUSTER, 6, 'fabric: roce-400g', 'fabric: roce-400g\nfabric: tcp-100g'),
+    );
+    expectInputError(
+      await runCli(['check', '--from', CHECK_TREE, '--cluster', path]),
+      `aifabric: ${path}:7:1 Map keys must be unique`,
+    );
   });
 });
 
 /** Nine levels of nine aliases: 9^9 (387 million) strings if expanded. */
 function aliasBomb(prefix: string): string {
   const names = 'abcdefghi'.split('');
-  const lines = [prefix, `${names[0]!}: &${names[0]!} ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]`];
+  const lines = [
+    prefix,
+    `${names[0]!}: &${names[0]!} ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]`,
+  ];
   for (let level = 1; level < names.length; level++) {
     const previous = names[level - 1]!;
-    lines.push(`${names[level]!}: &${names[level]!} [${Array.from({ length: 9 }, () => `*${previous}`).join(',')}]`);
+    lines.push(
+      `${names[level]!}: &${names[level]!} [${Array.from({ length: 9 }, () => `*${previous}`).join(',')}]`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -92,16 +109,27 @@ function runWithSmallHeap(args: string[]): Promise<CliRun> {
 describe('a YAML alias bomb ("billion laughs")', () => {
   it('in a job file: exit 2 at the first alias, in a 96 MB heap', async () => {
     const path = file('bomb-job.yaml', aliasBomb('name: bomb'));
-    expectInputError(await runWithSmallHeap(['plan', path]), `aifabric: ${path}:3:8 too many alias expansions (more than 100; an alias bomb?)`);
+    expectInputError(
+      await runWithSmallHeap(['plan', path]),
+      `aifabric: ${path}:3:8 too many alias expansions (more than 100; an alias bomb?)`,
+    );
   });
 
   it('in a scenario file: the same', async () => {
     const path = file('bomb-scenario.yaml', aliasBomb('name: bomb'));
-    expectInputError(await runWithSmallHeap(['sim', path]), `aifabric: ${path}:3:8 too many alias expansions (more than 100; an alias bomb?)`);
+    expectInputError(
+      await runWithSmallHeap(['sim', path]),
+      `aifabric: ${path}:3:8 too many alias expansions (more than 100; an alias bomb?)`,
+    );
   });
 
   it('a few ordinary aliases still work', async () => {
-    const text = replaceLine(replaceLine(JOB, 6, '  nodes: 8', '  nodes: &eight 8'), 8, '  nicsPerNode: 8', '  nicsPerNode: *eight');
+    const text = replaceLine(
+      replaceLine(JOB, 6, '  nodes: 8', '  nodes: &eight 8'),
+      8,
+      '  nicsPerNode: 8',
+      '  nicsPerNode: *eight',
+    );
     const result = await runCli(['plan', file('ordinary-aliases.yaml', text), '--json']);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
   });
@@ -116,12 +144,18 @@ describe('inputs that would block or never end', () => {
 
   it('a FIFO as the job file: exit 2 at once, not a hang', async () => {
     const path = fifo();
-    expectInputError(await runCli(['plan', path], { timeoutMs: 20_000 }), `aifabric: ${path}: cannot read file (a FIFO (named pipe), expected a regular file)`);
+    expectInputError(
+      await runCli(['plan', path], { timeoutMs: 20_000 }),
+      `aifabric: ${path}: cannot read file (a FIFO (named pipe), expected a regular file)`,
+    );
   });
 
   it('a FIFO as the scenario file', async () => {
     const path = fifo();
-    expectInputError(await runCli(['sim', path], { timeoutMs: 20_000 }), `aifabric: ${path}: cannot read file (a FIFO (named pipe), expected a regular file)`);
+    expectInputError(
+      await runCli(['sim', path], { timeoutMs: 20_000 }),
+      `aifabric: ${path}: cannot read file (a FIFO (named pipe), expected a regular file)`,
+    );
   });
 
   it('a FIFO as the cluster file', async () => {
@@ -133,17 +167,25 @@ describe('inputs that would block or never end', () => {
   });
 
   it('/dev/zero as the job file: exit 2, no unbounded read', async () => {
-    expectInputError(await runWithSmallHeap(['plan', '/dev/zero']), 'aifabric: /dev/zero: cannot read file (a character device, expected a regular file)');
+    expectInputError(
+      await runWithSmallHeap(['plan', '/dev/zero']),
+      'aifabric: /dev/zero: cannot read file (a character device, expected a regular file)',
+    );
   });
 
   it('a job file over the 4 MiB cap: exit 2', async () => {
     const path = file('huge.yaml', `${JOB}\n${'#'.repeat(5 * 1024 * 1024)}\n`);
     const result = await runCli(['plan', path]);
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^aifabric: ${path}: cannot read file \\(\\d+ bytes is larger than the limit of 4 MiB\\)$`));
+    expect(result.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^aifabric: ${path}: cannot read file \\(\\d+ bytes is larger than the limit of 4 MiB\\)$`),
+    );
   });
 
   it('a folder as the job file: exit 2', async () => {
-    expectInputError(await runCli(['plan', work]), `aifabric: ${work}: cannot read file (a directory, expected a regular file)`);
+    expectInputError(
+      await runCli(['plan', work]),
+      `aifabric: ${work}: cannot read file (a directory, expected a regular file)`,
+    );
   });
 });

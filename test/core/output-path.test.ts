@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkOutputFile, checkOutputFolder, prepareOutputFolder, writeOutputFile } from '../../src/core/output-path.js';
+import {
+  checkOutputFile,
+  checkOutputFolder,
+  prepareOutputFolder,
+  writeOutputFile,
+} from '../../src/core/output-path.js';
 import { AifabricError } from '../../src/core/errors.js';
 import { immutableFolder, readOnlyTmpfs, ScratchMounts, tinyTmpfs } from '../helpers/scratch-mounts.js';
 
@@ -44,7 +57,9 @@ describe('checkOutputFile and writeOutputFile', () => {
     const file = join(dir, 'plain.txt');
     writeFileSync(file, 'before');
     const error = failure(() => writeOutputFile(join(file, 'deeper', 'out.json'), 'x'));
-    expect(error.message).toBe(`cannot write ${join(file, 'deeper', 'out.json')}: ${file} is a file, not a folder`);
+    expect(error.message).toBe(
+      `cannot write ${join(file, 'deeper', 'out.json')}: ${file} is a file, not a folder`,
+    );
     expect(error.exitCode).toBe(2);
     expect(readFileSync(file, 'utf8')).toBe('before');
   });
@@ -53,7 +68,9 @@ describe('checkOutputFile and writeOutputFile', () => {
     for (const path of ['/proc/foo', '/proc/foo/bar/out.json', '/sys/out.json', '/proc/self/status']) {
       const error = failure(() => checkOutputFile(path));
       expect(error.exitCode).toBe(3);
-      expect(error.message).toMatch(new RegExp(`^cannot write ${path}: /(proc|sys) is the kernel's virtual file system`));
+      expect(error.message).toMatch(
+        new RegExp(`^cannot write ${path}: /(proc|sys) is the kernel's virtual file system`),
+      );
     }
   });
 

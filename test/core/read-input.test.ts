@@ -39,23 +39,31 @@ describe('readInputFile', () => {
   });
 
   it('refuses a device (/dev/zero would grow memory without bound)', () => {
-    expect(refusal('/dev/zero').message).toBe('/dev/zero: cannot read file (a character device, expected a regular file)');
+    expect(refusal('/dev/zero').message).toBe(
+      '/dev/zero: cannot read file (a character device, expected a regular file)',
+    );
   });
 
   it('refuses a folder and a missing file, naming the file', () => {
     expect(refusal(dir).message).toBe(`${dir}: cannot read file (a directory, expected a regular file)`);
-    expect(refusal(join(dir, 'none.yaml')).message).toBe(`${join(dir, 'none.yaml')}: cannot read file (no such file)`);
+    expect(refusal(join(dir, 'none.yaml')).message).toBe(
+      `${join(dir, 'none.yaml')}: cannot read file (no such file)`,
+    );
   });
 
   it('refuses a file over the cap, and accepts one exactly at it', () => {
     const file = join(dir, 'big.yaml');
     writeFileSync(file, 'a'.repeat(2048));
-    expect(refusal(file, { maxBytes: 2047 }).message).toBe(`${file}: cannot read file (2 KiB is larger than the limit of 2047 bytes)`);
+    expect(refusal(file, { maxBytes: 2047 }).message).toBe(
+      `${file}: cannot read file (2 KiB is larger than the limit of 2047 bytes)`,
+    );
     expect(readInputFile(file, { maxBytes: 2048 })).toHaveLength(2048);
   });
 
   it('caps what it reads where stat says 0 bytes (/proc)', () => {
     expect(readInputFile('/proc/self/status')).toMatch(/^Name:/);
-    expect(refusal('/proc/self/status', { maxBytes: 8 }).message).toBe('/proc/self/status: cannot read file (larger than the limit of 8 bytes)');
+    expect(refusal('/proc/self/status', { maxBytes: 8 }).message).toBe(
+      '/proc/self/status: cannot read file (larger than the limit of 8 bytes)',
+    );
   });
 });

@@ -36,7 +36,11 @@ function sections(markdown: string): Section[] {
   });
   return heads.map((head, index) => {
     const next = heads.slice(index + 1).find((other) => other.level <= head.level);
-    return { slug: head.slug, level: head.level, text: lines.slice(head.line, next?.line ?? lines.length).join('\n') };
+    return {
+      slug: head.slug,
+      level: head.level,
+      text: lines.slice(head.line, next?.line ?? lines.length).join('\n'),
+    };
   });
 }
 
@@ -83,7 +87,9 @@ describe('the rule table', () => {
       const section = sections(doc(path)).find((candidate) => candidate.slug === anchor);
       expect(section, `${rule.id}: no heading #${anchor} in ${path}`).toBeDefined();
       // A row of the section's rule table: | `id` | severity | what |
-      expect(section!.text, `${rule.id} is not in a rule table of ${rule.doc}`).toMatch(new RegExp(`^\\| \`${rule.id.replace(/[.-]/g, '\\$&')}\` \\|`, 'm'));
+      expect(section!.text, `${rule.id} is not in a rule table of ${rule.doc}`).toMatch(
+        new RegExp(`^\\| \`${rule.id.replace(/[.-]/g, '\\$&')}\` \\|`, 'm'),
+      );
     }
   });
 
@@ -99,7 +105,9 @@ describe('the rule table', () => {
     const offenders = sourceFiles(join(REPO_ROOT, 'src')).flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
-        .flatMap((line, index) => (/ruleId: ['`]/.test(line) ? [`${file.slice(REPO_ROOT.length)}:${index + 1}`] : [])),
+        .flatMap((line, index) =>
+          /ruleId: ['`]/.test(line) ? [`${file.slice(REPO_ROOT.length)}:${index + 1}`] : [],
+        ),
     );
     expect(offenders).toEqual([]);
   });
@@ -107,8 +115,31 @@ describe('the rule table', () => {
 
 describe('makeFinding', () => {
   it('puts severity and rule id first and keeps the rest in the order given', () => {
-    const finding = makeFinding('rdma.mtu', { family: 'rdma', severity: 'warn', host: 'h1', message: 'small MTU', evidence: 'x:1 active_mtu 1024', portCount: 2 });
-    expect(Object.keys(finding)).toEqual(['severity', 'ruleId', 'family', 'host', 'message', 'evidence', 'portCount']);
-    expect(finding).toEqual({ severity: 'warn', ruleId: 'rdma.mtu', family: 'rdma', host: 'h1', message: 'small MTU', evidence: 'x:1 active_mtu 1024', portCount: 2 });
+    const finding = makeFinding('rdma.mtu', {
+      family: 'rdma',
+      severity: 'warn',
+      host: 'h1',
+      message: 'small MTU',
+      evidence: 'x:1 active_mtu 1024',
+      portCount: 2,
+    });
+    expect(Object.keys(finding)).toEqual([
+      'severity',
+      'ruleId',
+      'family',
+      'host',
+      'message',
+      'evidence',
+      'portCount',
+    ]);
+    expect(finding).toEqual({
+      severity: 'warn',
+      ruleId: 'rdma.mtu',
+      family: 'rdma',
+      host: 'h1',
+      message: 'small MTU',
+      evidence: 'x:1 active_mtu 1024',
+      portCount: 2,
+    });
   });
 });

@@ -47,7 +47,8 @@ const GATHER_FACTOR = /\(\s*([\w.]+)\s*-\s*1\s*\)\s*\/\s*\1\b/;
 
 function opNamesIn(text: string): Set<string> {
   const names = new Set<string>();
-  for (const match of text.matchAll(QUOTED)) if (OP_NAMES.has(match[2] as string)) names.add(match[2] as string);
+  for (const match of text.matchAll(QUOTED))
+    if (OP_NAMES.has(match[2] as string)) names.add(match[2] as string);
   return names;
 }
 
@@ -64,7 +65,8 @@ function vocabularyDuplicates(text: string): string[] {
   text.split('\n').forEach((line, index) => {
     // Comments may state the factor (`2(n-1)/n`); code must take it from the vocabulary.
     if (/^\s*(\*|\/\/|\/\*)/.test(line)) return;
-    if (ALL_REDUCE_FACTOR.some((pattern) => pattern.test(line))) found.push(`${index + 1}: busbw factor 2(n-1)/n`);
+    if (ALL_REDUCE_FACTOR.some((pattern) => pattern.test(line)))
+      found.push(`${index + 1}: busbw factor 2(n-1)/n`);
     else if (GATHER_FACTOR.test(line) && /bus/i.test(line)) found.push(`${index + 1}: busbw factor (n-1)/n`);
   });
   return found;
@@ -84,7 +86,9 @@ describe('the vocabulary is written once', () => {
     expect(files.length).toBeGreaterThan(100);
     const duplicates = files
       .filter((path) => relative(SRC, path) !== VOCABULARY)
-      .flatMap((path) => vocabularyDuplicates(readFileSync(path, 'utf8')).map((find) => `src/${relative(SRC, path)}:${find}`));
+      .flatMap((path) =>
+        vocabularyDuplicates(readFileSync(path, 'utf8')).map((find) => `src/${relative(SRC, path)}:${find}`),
+      );
     expect(duplicates).toEqual([]);
   });
 
@@ -96,7 +100,9 @@ describe('the vocabulary is written once', () => {
 
   it('flags copies in every form they have had, and nothing else', () => {
     const flagged = (text: string) => vocabularyDuplicates(text).length > 0;
-    expect(flagged("const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast'] as const;")).toBe(true);
+    expect(flagged("const OPS = ['all_reduce', 'all_gather', 'reduce_scatter', 'broadcast'] as const;")).toBe(
+      true,
+    );
     expect(flagged("const OPS = [\n  'all_reduce',\n  'alltoall',\n  'sendrecv',\n];")).toBe(true);
     expect(flagged("kind: z.enum(['allreduce', 'allgather', 'alltoall']),")).toBe(true);
     expect(flagged("  kind: 'allreduce' | 'allgather' | 'alltoall';")).toBe(true);
@@ -118,7 +124,15 @@ describe('the vocabulary is written once', () => {
 describe('the vocabulary agrees with nccl-tests', () => {
   it('busbw factors (doc/PERFORMANCE.md)', () => {
     const factors = Object.fromEntries(COLLECTIVE_OPS.map((op) => [op, busbwFactor(op, 8)]));
-    expect(factors).toEqual({ all_reduce: 1.75, all_gather: 0.875, reduce_scatter: 0.875, alltoall: 0.875, broadcast: 1, reduce: 1, sendrecv: 1 });
+    expect(factors).toEqual({
+      all_reduce: 1.75,
+      all_gather: 0.875,
+      reduce_scatter: 0.875,
+      alltoall: 0.875,
+      broadcast: 1,
+      reduce: 1,
+      sendrecv: 1,
+    });
     expect(busbwFactor('all_reduce', 1)).toBe(0);
     expect(busbwFactor('broadcast', 1)).toBe(1);
   });
@@ -135,7 +149,10 @@ describe('the vocabulary agrees with nccl-tests', () => {
 
   it('bench order and trace ops are the same ops', () => {
     expect([...BENCH_OP_ORDER].sort()).toEqual([...COLLECTIVE_OPS].sort());
-    expect(TRACE_OPS.filter((op) => !(COLLECTIVE_OPS as readonly string[]).includes(op))).toEqual(['send', 'recv']);
+    expect(TRACE_OPS.filter((op) => !(COLLECTIVE_OPS as readonly string[]).includes(op))).toEqual([
+      'send',
+      'recv',
+    ]);
   });
 
   it('aliases: the compact spelling and all_to_all name the op; anything else is not one', () => {
@@ -150,7 +167,13 @@ describe('the vocabulary agrees with nccl-tests', () => {
   });
 
   it('type sizes by nccl-tests name, in any case; unknown names have none', () => {
-    expect([dataTypeBytes('float'), dataTypeBytes('bfloat16'), dataTypeBytes('Half'), dataTypeBytes('f8e5m2'), dataTypeBytes('double')]).toEqual([4, 2, 2, 1, 8]);
+    expect([
+      dataTypeBytes('float'),
+      dataTypeBytes('bfloat16'),
+      dataTypeBytes('Half'),
+      dataTypeBytes('f8e5m2'),
+      dataTypeBytes('double'),
+    ]).toEqual([4, 2, 2, 1, 8]);
     expect(dataTypeBytes('constructor')).toBeUndefined();
     expect(dataTypeBytes('complex')).toBeUndefined();
   });
@@ -164,7 +187,11 @@ describe('result kinds: lookups take either separator', () => {
   });
 
   it('kinds with a dash are only the stored ones that had it; new kinds use the dot form', () => {
-    expect(KNOWN_RESULT_KINDS.filter((kind) => kind.includes('-'))).toEqual(['runs-diff', 'runs-import', 'runs-list']);
+    expect(KNOWN_RESULT_KINDS.filter((kind) => kind.includes('-'))).toEqual([
+      'runs-diff',
+      'runs-import',
+      'runs-list',
+    ]);
   });
 
   it('a bench result saved as bench-tcp or bench.tcp gives the same curves', () => {
@@ -186,7 +213,11 @@ describe('scenarios: all_reduce and allreduce are one workload', () => {
   const scenario = (kind: string) =>
     `name: spelling\nseed: 3\ntopology:\n  kind: star\n  hosts: 4\n  linkRate: 100Gbps\n  linkDelay: 1us\nswitch:\n  buffer: 256KiB\ntransport:\n  kind: roce\nworkloads:\n  - kind: ${kind}\n    size: 256KiB\n    iterations: 2\n`;
   const result = (kind: string, mode: 'packet' | 'fluid') => {
-    const { createdAt: _createdAt, timing: _timing, ...rest } = runScenario(parseScenario(scenario(kind), 's.yaml'), { mode });
+    const {
+      createdAt: _createdAt,
+      timing: _timing,
+      ...rest
+    } = runScenario(parseScenario(scenario(kind), 's.yaml'), { mode });
     return rest;
   };
 
@@ -195,17 +226,25 @@ describe('scenarios: all_reduce and allreduce are one workload', () => {
     expect(workload.busbwGBps).toBe((workload.algbwGBps as number) * busbwFactor('all_reduce', 4));
   });
 
-  for (const [nccl, compact] of [['all_reduce', 'allreduce'], ['all_gather', 'allgather']] as const) {
+  for (const [nccl, compact] of [
+    ['all_reduce', 'allreduce'],
+    ['all_gather', 'allgather'],
+  ] as const) {
     it(`${nccl} gives the result ${compact} gives, in packet and fluid mode`, () => {
       for (const mode of ['packet', 'fluid'] as const) {
         const spelled = result(nccl, mode);
-        expect(spelled.metrics.workloads[0]).toMatchObject({ kind: compact, goodputGbps: expect.any(Number) });
+        expect(spelled.metrics.workloads[0]).toMatchObject({
+          kind: compact,
+          goodputGbps: expect.any(Number),
+        });
         expect(spelled).toEqual(result(compact, mode));
       }
     });
   }
 
   it('an unknown collective lists both spellings', () => {
-    expect(() => parseScenario(scenario('reduce_scatter'), 's.yaml')).toThrow(/workloads\[0\]\.kind: .*'all_reduce' \| 'allreduce' \| 'all_gather' \| 'allgather' \| 'alltoall'/);
+    expect(() => parseScenario(scenario('reduce_scatter'), 's.yaml')).toThrow(
+      /workloads\[0\]\.kind: .*'all_reduce' \| 'allreduce' \| 'all_gather' \| 'allgather' \| 'alltoall'/,
+    );
   });
 });

@@ -17,7 +17,10 @@ export interface GoldenOutcome {
 export function changedPath(path: string): string {
   const name = basename(path);
   const dot = name.indexOf('.', 1);
-  return join(dirname(path), dot === -1 ? `${name}-changed` : `${name.slice(0, dot)}-changed${name.slice(dot)}`);
+  return join(
+    dirname(path),
+    dot === -1 ? `${name}-changed` : `${name.slice(0, dot)}-changed${name.slice(dot)}`,
+  );
 }
 
 export function checkGolden(path: string, actual: string): GoldenOutcome {
@@ -30,14 +33,20 @@ export function checkGolden(path: string, actual: string): GoldenOutcome {
   }
   if (!existsSync(path)) {
     writeFileSync(changed, actual);
-    return { matches: false, message: `no golden ${path}; wrote ${changed} (review it, then run with UPDATE_GOLDEN=1)` };
+    return {
+      matches: false,
+      message: `no golden ${path}; wrote ${changed} (review it, then run with UPDATE_GOLDEN=1)`,
+    };
   }
   if (readFileSync(path, 'utf8') === actual) {
     rmSync(changed, { force: true });
     return { matches: true, message: 'matches' };
   }
   writeFileSync(changed, actual);
-  return { matches: false, message: `${path} differs from its golden; wrote ${changed} (UPDATE_GOLDEN=1 accepts it)` };
+  return {
+    matches: false,
+    message: `${path} differs from its golden; wrote ${changed} (UPDATE_GOLDEN=1 accepts it)`,
+  };
 }
 
 export function expectGolden(path: string, actual: string): void {

@@ -40,7 +40,8 @@ export interface CliOptions {
 
 /** Throws unless dist/ holds a build: an end-to-end test must fail, not skip, without one. */
 export function requireBuild(): void {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build first with \`npm run build\` (npm test does)`);
+  if (!existsSync(CLI_PATH))
+    throw new Error(`${CLI_PATH} is missing: build first with \`npm run build\` (npm test does)`);
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {

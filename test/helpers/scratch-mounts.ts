@@ -29,7 +29,11 @@ export interface ScratchMount {
   cleanup(): void;
 }
 
-function scratch(prefix: string, make: (path: string) => string | undefined, undo: (path: string) => void): ScratchMount {
+function scratch(
+  prefix: string,
+  make: (path: string) => string | undefined,
+  undo: (path: string) => void,
+): ScratchMount {
   const base = mkdtempSync(join(tmpdir(), prefix));
   const path = join(base, 'mnt');
   mkdirSync(path);
@@ -45,7 +49,11 @@ function scratch(prefix: string, make: (path: string) => string | undefined, und
 
 /** A tmpfs of `sizeBytes` (e.g. 16 KiB): writes beyond it fail with ENOSPC. */
 export function tinyTmpfs(sizeBytes = 16 * 1024): ScratchMount {
-  return scratch('aifabric-tinyfs-', (path) => tryRun('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', path]), (path) => void tryRun('umount', [path]));
+  return scratch(
+    'aifabric-tinyfs-',
+    (path) => tryRun('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', path]),
+    (path) => void tryRun('umount', [path]),
+  );
 }
 
 /** A read-only tmpfs (EROFS), with `seed` files written before it is made read-only. */
@@ -64,7 +72,11 @@ export function readOnlyTmpfs(seed: Record<string, string> = {}): ScratchMount {
 
 /** A folder marked immutable (chattr +i): even root gets EPERM creating files in it. */
 export function immutableFolder(): ScratchMount {
-  return scratch('aifabric-immutable-', (path) => tryRun('chattr', ['+i', path]), (path) => void tryRun('chattr', ['-i', path]));
+  return scratch(
+    'aifabric-immutable-',
+    (path) => tryRun('chattr', ['+i', path]),
+    (path) => void tryRun('chattr', ['-i', path]),
+  );
 }
 
 /**

@@ -20,7 +20,8 @@ export interface PrivateSlurm {
 /** Why a private Slurm cannot start here, or undefined when it can. */
 export function slurmUnavailable(): string | undefined {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'not root';
-  for (const program of ['srun', 'sinfo', 'slurmctld', 'slurmd', 'munged']) if (!which(program)) return `${program} not found (apt-get install slurm-wlm munge)`;
+  for (const program of ['srun', 'sinfo', 'slurmctld', 'slurmd', 'munged'])
+    if (!which(program)) return `${program} not found (apt-get install slurm-wlm munge)`;
   return undefined;
 }
 
@@ -34,9 +35,25 @@ export async function startSlurm(): Promise<PrivateSlurm> {
   };
   try {
     const key = path.join(dir, 'munge', 'munge.key');
-    writeFileSync(key, Buffer.from(Array.from({ length: 1024 }, () => Math.floor(Math.random() * 256))), { mode: 0o600 });
+    writeFileSync(key, Buffer.from(Array.from({ length: 1024 }, () => Math.floor(Math.random() * 256))), {
+      mode: 0o600,
+    });
     const socket = path.join(dir, 'munge', 'munge.sock');
-    children.push(spawn('munged', ['--foreground', '--force', `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${path.join(dir, 'munge', 'munged.pid')}`, `--log-file=${path.join(dir, 'munge', 'munged.log')}`, `--seed-file=${path.join(dir, 'munge', 'seed')}`], { stdio: 'ignore' }));
+    children.push(
+      spawn(
+        'munged',
+        [
+          '--foreground',
+          '--force',
+          `--key-file=${key}`,
+          `--socket=${socket}`,
+          `--pid-file=${path.join(dir, 'munge', 'munged.pid')}`,
+          `--log-file=${path.join(dir, 'munge', 'munged.log')}`,
+          `--seed-file=${path.join(dir, 'munge', 'seed')}`,
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
     const host = os.hostname().split('.')[0]!;
     const [ctldPort, dPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
     const conf = path.join(dir, 'slurm.conf');
@@ -72,10 +89,20 @@ export async function startSlurm(): Promise<PrivateSlurm> {
       ].join('\n'),
     );
     const env = { ...process.env, SLURM_CONF: conf };
-    await waitFor(() => spawnSync('sh', ['-c', 'test -S "$1"', 'sh', socket]).status === 0, 10_000, 'munged did not create its socket');
+    await waitFor(
+      () => spawnSync('sh', ['-c', 'test -S "$1"', 'sh', socket]).status === 0,
+      10_000,
+      'munged did not create its socket',
+    );
     children.push(spawn('slurmctld', ['-D', '-f', conf], { stdio: 'ignore', env }));
     children.push(spawn('slurmd', ['-D', '-f', conf, '-N', host], { stdio: 'ignore', env }));
-    await waitFor(() => spawnSync('sinfo', ['-h', '-o', '%t'], { encoding: 'utf8', env, timeout: 5000 }).stdout?.trim() === 'idle', 30_000, 'the Slurm node did not become idle');
+    await waitFor(
+      () =>
+        spawnSync('sinfo', ['-h', '-o', '%t'], { encoding: 'utf8', env, timeout: 5000 }).stdout?.trim() ===
+        'idle',
+      30_000,
+      'the Slurm node did not become idle',
+    );
     return { env, stop };
   } catch (error) {
     stop();

@@ -3,7 +3,17 @@ import { predictCollective } from '../../src/model/index.js';
 
 // Two nodes of one A100-PCIe each on HDR InfiniBand, GPUDirect RDMA through the CPU's host bridge (NCCL's PHB path):
 // test/fixtures/nccl-tests/thomaslie-2x1-a100pcie-hdr-*-gdr-on-nccl-info.log (SOURCES.md).
-const pair = { nodes: 2, gpusPerNode: 1, nicsPerNode: 1, fabric: 'ib-hdr-200g', gpu: 'a100-pcie-80gb', gpuDirectRdma: true, intraNodeKind: 'pcie', gdrViaCpu: true, ncclVersion: '2.16' } as const;
+const pair = {
+  nodes: 2,
+  gpusPerNode: 1,
+  nicsPerNode: 1,
+  fabric: 'ib-hdr-200g',
+  gpu: 'a100-pcie-80gb',
+  gpuDirectRdma: true,
+  intraNodeKind: 'pcie',
+  gdrViaCpu: true,
+  ncclVersion: '2.16',
+} as const;
 const GiB = 1024 ** 3;
 
 describe('GPUDirect through the host bridge (issue 10, part 4)', () => {

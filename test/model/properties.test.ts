@@ -22,25 +22,41 @@ const size = fc.integer({ min: 0, max: 2 ** 34 });
 describe('model invariants', () => {
   it('more bandwidth never slows a collective', () => {
     fc.assert(
-      fc.property(op, shapeArb, fabricId, size, fc.double({ min: 1e9, max: 1e12, noNaN: true }), fc.double({ min: 1, max: 10, noNaN: true }), (o, shape, fabric, s, b, scale) => {
-        const slow = predictCollective({ op: o, ...shape, fabric, sizeBytes: s, bandwidthBps: b });
-        const fast = predictCollective({ op: o, ...shape, fabric, sizeBytes: s, bandwidthBps: b * scale });
-        expect(fast.timeUs).toBeLessThanOrEqual(slow.timeUs * (1 + 1e-12));
-      }),
+      fc.property(
+        op,
+        shapeArb,
+        fabricId,
+        size,
+        fc.double({ min: 1e9, max: 1e12, noNaN: true }),
+        fc.double({ min: 1, max: 10, noNaN: true }),
+        (o, shape, fabric, s, b, scale) => {
+          const slow = predictCollective({ op: o, ...shape, fabric, sizeBytes: s, bandwidthBps: b });
+          const fast = predictCollective({ op: o, ...shape, fabric, sizeBytes: s, bandwidthBps: b * scale });
+          expect(fast.timeUs).toBeLessThanOrEqual(slow.timeUs * (1 + 1e-12));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('a larger message never finishes sooner', () => {
     fc.assert(
-      fc.property(op, shapeArb, fabricId, size, size, fc.constantFrom<'auto' | 'ring'>('auto', 'ring'), (o, shape, fabric, a, b, algo) => {
-        const [small, large] = a <= b ? [a, b] : [b, a];
-        // ring does not apply to the point-to-point ops (alltoall, sendrecv): they take auto only.
-        const chosen = applicableAlgorithms(o).includes(algo) ? algo : 'auto';
-        const t1 = predictCollective({ op: o, ...shape, fabric, algo: chosen, sizeBytes: small }).timeUs;
-        const t2 = predictCollective({ op: o, ...shape, fabric, algo: chosen, sizeBytes: large }).timeUs;
-        expect(t2).toBeGreaterThanOrEqual(t1 * (1 - 1e-12));
-      }),
+      fc.property(
+        op,
+        shapeArb,
+        fabricId,
+        size,
+        size,
+        fc.constantFrom<'auto' | 'ring'>('auto', 'ring'),
+        (o, shape, fabric, a, b, algo) => {
+          const [small, large] = a <= b ? [a, b] : [b, a];
+          // ring does not apply to the point-to-point ops (alltoall, sendrecv): they take auto only.
+          const chosen = applicableAlgorithms(o).includes(algo) ? algo : 'auto';
+          const t1 = predictCollective({ op: o, ...shape, fabric, algo: chosen, sizeBytes: small }).timeUs;
+          const t2 = predictCollective({ op: o, ...shape, fabric, algo: chosen, sizeBytes: large }).timeUs;
+          expect(t2).toBeGreaterThanOrEqual(t1 * (1 - 1e-12));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -48,26 +64,40 @@ describe('model invariants', () => {
   it('more loss never speeds TCP up', () => {
     const tcpIds = fabricPresets.filter((preset) => preset.transport === 'tcp').map((preset) => preset.id);
     fc.assert(
-      fc.property(op, shapeArb, fc.constantFrom(...tcpIds), size, fc.double({ min: 0, max: 0.2, noNaN: true }), fc.double({ min: 0, max: 0.2, noNaN: true }), (o, shape, id, s, p1, p2) => {
-        const base = getFabricPreset(id);
-        const withLoss = (lossRate: number): FabricSpec => ({ ...base, tcp: { ...base.tcp!, lossRate } });
-        const [low, high] = p1 <= p2 ? [p1, p2] : [p2, p1];
-        const tLow = predictCollective({ op: o, ...shape, fabric: withLoss(low), sizeBytes: s }).timeUs;
-        const tHigh = predictCollective({ op: o, ...shape, fabric: withLoss(high), sizeBytes: s }).timeUs;
-        expect(tHigh).toBeGreaterThanOrEqual(tLow * (1 - 1e-12));
-      }),
+      fc.property(
+        op,
+        shapeArb,
+        fc.constantFrom(...tcpIds),
+        size,
+        fc.double({ min: 0, max: 0.2, noNaN: true }),
+        fc.double({ min: 0, max: 0.2, noNaN: true }),
+        (o, shape, id, s, p1, p2) => {
+          const base = getFabricPreset(id);
+          const withLoss = (lossRate: number): FabricSpec => ({ ...base, tcp: { ...base.tcp!, lossRate } });
+          const [low, high] = p1 <= p2 ? [p1, p2] : [p2, p1];
+          const tLow = predictCollective({ op: o, ...shape, fabric: withLoss(low), sizeBytes: s }).timeUs;
+          const tHigh = predictCollective({ op: o, ...shape, fabric: withLoss(high), sizeBytes: s }).timeUs;
+          expect(tHigh).toBeGreaterThanOrEqual(tLow * (1 - 1e-12));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  it('ring busbw never exceeds the line-rate bound of the node\'s NICs', () => {
+  it("ring busbw never exceeds the line-rate bound of the node's NICs", () => {
     fc.assert(
-      fc.property(fc.constantFrom<CollectiveOp>('all_reduce', 'all_gather', 'reduce_scatter'), shapeArb, fabricId, size, (o, shape, fabric, s) => {
-        fc.pre(shape.nodes >= 2);
-        const estimate = predictCollective({ op: o, ...shape, fabric, algo: 'ring', sizeBytes: s });
-        const lineGBps = (getFabricPreset(fabric).lineRateGbps / 8) * shape.nicsPerNode;
-        expect(estimate.busbwGBps).toBeLessThanOrEqual(lineGBps);
-      }),
+      fc.property(
+        fc.constantFrom<CollectiveOp>('all_reduce', 'all_gather', 'reduce_scatter'),
+        shapeArb,
+        fabricId,
+        size,
+        (o, shape, fabric, s) => {
+          fc.pre(shape.nodes >= 2);
+          const estimate = predictCollective({ op: o, ...shape, fabric, algo: 'ring', sizeBytes: s });
+          const lineGBps = (getFabricPreset(fabric).lineRateGbps / 8) * shape.nicsPerNode;
+          expect(estimate.busbwGBps).toBeLessThanOrEqual(lineGBps);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -78,12 +108,16 @@ describe('model invariants', () => {
   it('RDMA never loses to TCP at equal line rate (EFA at the protocol its plugin forces)', () => {
     const pairs: [string, string][] = [];
     for (const tcp of fabricPresets.filter((preset) => preset.transport === 'tcp')) {
-      for (const rdma of fabricPresets.filter((preset) => preset.transport !== 'tcp' && preset.lineRateGbps === tcp.lineRateGbps)) pairs.push([tcp.id, rdma.id]);
+      for (const rdma of fabricPresets.filter(
+        (preset) => preset.transport !== 'tcp' && preset.lineRateGbps === tcp.lineRateGbps,
+      ))
+        pairs.push([tcp.id, rdma.id]);
     }
     expect(pairs.length).toBeGreaterThan(3);
     fc.assert(
       fc.property(op, shapeArb, fc.constantFrom(...pairs), size, (o, shape, [tcp, rdma], s) => {
-        const proto = getFabricPreset(rdma).transport === 'efa' && shape.nodes > 1 ? { proto: 'simple' as const } : {};
+        const proto =
+          getFabricPreset(rdma).transport === 'efa' && shape.nodes > 1 ? { proto: 'simple' as const } : {};
         const tTcp = predictCollective({ op: o, ...shape, fabric: tcp, sizeBytes: s, ...proto }).timeUs;
         const tRdma = predictCollective({ op: o, ...shape, fabric: rdma, sizeBytes: s, ...proto }).timeUs;
         expect(tRdma).toBeLessThanOrEqual(tTcp);
@@ -110,20 +144,34 @@ describe('model invariants', () => {
   it('every algorithm and protocol: a larger message never finishes sooner, more bandwidth never slows it', () => {
     let checked = 0;
     fc.assert(
-      fc.property(op, shapeArb, fabricId, gpuId, algo, proto, version, size, size, fc.double({ min: 1, max: 10, noNaN: true }), (o, shape, fabric, gpu, a, p, v, s1, s2, scale) => {
-        const [small, large] = s1 <= s2 ? [s1, s2] : [s2, s1];
-        const input = { op: o, ...shape, fabric, gpu, algo: a, proto: p, ncclVersion: v };
-        const t1 = attempt(() => predictCollective({ ...input, sizeBytes: small }));
-        const t2 = attempt(() => predictCollective({ ...input, sizeBytes: large }));
-        if (t1 !== null && t2 !== null) {
-          checked += 1;
-          expect(t2).toBeGreaterThanOrEqual(t1 * (1 - 1e-12));
-        }
-        const bandwidthBps = getFabricPreset(fabric).lineRateGbps * 1e9;
-        const slow = attempt(() => predictCollective({ ...input, sizeBytes: large, bandwidthBps }));
-        const fast = attempt(() => predictCollective({ ...input, sizeBytes: large, bandwidthBps: bandwidthBps * scale }));
-        if (slow !== null && fast !== null) expect(fast).toBeLessThanOrEqual(slow * (1 + 1e-12));
-      }),
+      fc.property(
+        op,
+        shapeArb,
+        fabricId,
+        gpuId,
+        algo,
+        proto,
+        version,
+        size,
+        size,
+        fc.double({ min: 1, max: 10, noNaN: true }),
+        (o, shape, fabric, gpu, a, p, v, s1, s2, scale) => {
+          const [small, large] = s1 <= s2 ? [s1, s2] : [s2, s1];
+          const input = { op: o, ...shape, fabric, gpu, algo: a, proto: p, ncclVersion: v };
+          const t1 = attempt(() => predictCollective({ ...input, sizeBytes: small }));
+          const t2 = attempt(() => predictCollective({ ...input, sizeBytes: large }));
+          if (t1 !== null && t2 !== null) {
+            checked += 1;
+            expect(t2).toBeGreaterThanOrEqual(t1 * (1 - 1e-12));
+          }
+          const bandwidthBps = getFabricPreset(fabric).lineRateGbps * 1e9;
+          const slow = attempt(() => predictCollective({ ...input, sizeBytes: large, bandwidthBps }));
+          const fast = attempt(() =>
+            predictCollective({ ...input, sizeBytes: large, bandwidthBps: bandwidthBps * scale }),
+          );
+          if (slow !== null && fast !== null) expect(fast).toBeLessThanOrEqual(slow * (1 + 1e-12));
+        },
+      ),
       { numRuns: 1500 },
     );
     // About a quarter of the draws run; the rest pair an op with an algorithm or protocol NCCL refuses there.
@@ -134,20 +182,51 @@ describe('model invariants', () => {
     const rdma = fabricPresets.filter((preset) => preset.transport !== 'tcp').map((preset) => preset.id);
     fc.assert(
       fc.property(op, shapeArb, fc.constantFrom(...rdma), gpuId, size, (o, shape, fabric, gpu, s) => {
-        const on = predictCollective({ op: o, ...shape, fabric, gpu, gpuDirectRdma: true, sizeBytes: s }).timeUs;
-        const off = predictCollective({ op: o, ...shape, fabric, gpu, gpuDirectRdma: false, sizeBytes: s }).timeUs;
+        const on = predictCollective({
+          op: o,
+          ...shape,
+          fabric,
+          gpu,
+          gpuDirectRdma: true,
+          sizeBytes: s,
+        }).timeUs;
+        const off = predictCollective({
+          op: o,
+          ...shape,
+          fabric,
+          gpu,
+          gpuDirectRdma: false,
+          sizeBytes: s,
+        }).timeUs;
         expect(off).toBeGreaterThanOrEqual(on * (1 - 1e-12));
         const spec = getGpuPreset(gpu);
-        const narrow = predictCollective({ op: o, ...shape, fabric, gpu: { ...spec, pcieLanes: 8 }, sizeBytes: s }).timeUs;
-        const wide = predictCollective({ op: o, ...shape, fabric, gpu: { ...spec, pcieLanes: 16 }, sizeBytes: s }).timeUs;
+        const narrow = predictCollective({
+          op: o,
+          ...shape,
+          fabric,
+          gpu: { ...spec, pcieLanes: 8 },
+          sizeBytes: s,
+        }).timeUs;
+        const wide = predictCollective({
+          op: o,
+          ...shape,
+          fabric,
+          gpu: { ...spec, pcieLanes: 16 },
+          sizeBytes: s,
+        }).timeUs;
         expect(wide).toBeLessThanOrEqual(narrow * (1 + 1e-12));
       }),
       { numRuns: 300 },
     );
   });
 
-  it('busbw follows nccl-tests\' factors exactly', () => {
-    const shape = buildShape({ nodes: 4, gpusPerNode: 8, fabric: getFabricPreset('roce-400g'), gpu: getGpuPreset('h100-sxm') });
+  it("busbw follows nccl-tests' factors exactly", () => {
+    const shape = buildShape({
+      nodes: 4,
+      gpusPerNode: 8,
+      fabric: getFabricPreset('roce-400g'),
+      gpu: getGpuPreset('h100-sxm'),
+    });
     const n = 32;
     const factors: Record<CollectiveOp, number> = {
       all_reduce: (2 * (n - 1)) / n,

@@ -8,8 +8,15 @@ import { getModelPreset } from '../../src/spec/presets/index.js';
 import { scaleJob } from '../../src/model/plan.js';
 import { DEFAULT_JOB_YAML } from '../../src/demo/default-job.js';
 
-function job(extra: string, cluster = "nodes: 1\n  gpusPerNode: 1\n  fabric: roce-400g", batch = 64): ReturnType<ReturnType<typeof parseJobYaml>['resolve']> {
-  return parseJobYaml(`cluster:\n  ${cluster}\nmodel: llama3-8b\nsequenceLength: 4096\nglobalBatchSize: ${batch}\n${extra}`, 't.yaml').resolve();
+function job(
+  extra: string,
+  cluster = 'nodes: 1\n  gpusPerNode: 1\n  fabric: roce-400g',
+  batch = 64,
+): ReturnType<ReturnType<typeof parseJobYaml>['resolve']> {
+  return parseJobYaml(
+    `cluster:\n  ${cluster}\nmodel: llama3-8b\nsequenceLength: 4096\nglobalBatchSize: ${batch}\n${extra}`,
+    't.yaml',
+  ).resolve();
 }
 
 describe('parameter counts', () => {
@@ -35,7 +42,10 @@ describe('training step', () => {
   });
 
   it('charges the pipeline bubble (pp - 1) / m of compute', () => {
-    const resolved = job('parallelism:\n  pp: 4\n  dp: 2\n', 'nodes: 1\n  gpusPerNode: 8\n  fabric: roce-400g');
+    const resolved = job(
+      'parallelism:\n  pp: 4\n  dp: 2\n',
+      'nodes: 1\n  gpusPerNode: 8\n  fabric: roce-400g',
+    );
     const step = trainingStep(resolved);
     expect(resolved.microBatches).toBe(32);
     expect(step.bubbleMs).toBeCloseTo((3 / 32) * step.computeMs, 9);
@@ -53,13 +63,17 @@ describe('training step', () => {
 
   it('more overlap never lengthens the step', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (a, b) => {
-        const [low, high] = a <= b ? [a, b] : [b, a];
-        const cluster = 'nodes: 2\n  gpusPerNode: 8\n  fabric: tcp-25g';
-        const slow = trainingStep(job(`overlap: ${low}\n`, cluster)).stepTimeMs;
-        const fast = trainingStep(job(`overlap: ${high}\n`, cluster)).stepTimeMs;
-        expect(fast).toBeLessThanOrEqual(slow * (1 + 1e-12));
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (a, b) => {
+          const [low, high] = a <= b ? [a, b] : [b, a];
+          const cluster = 'nodes: 2\n  gpusPerNode: 8\n  fabric: tcp-25g';
+          const slow = trainingStep(job(`overlap: ${low}\n`, cluster)).stepTimeMs;
+          const fast = trainingStep(job(`overlap: ${high}\n`, cluster)).stepTimeMs;
+          expect(fast).toBeLessThanOrEqual(slow * (1 + 1e-12));
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -73,10 +87,20 @@ describe('stragglers', () => {
   });
 
   it('seeded Monte Carlo agrees with order statistics and is deterministic', () => {
-    const base = { commMs: 100, expectedTimeoutMs: 2, rtoMs: 200, ranks: 512, jitterCv: 0.05, samples: 20000, seed: 7 };
+    const base = {
+      commMs: 100,
+      expectedTimeoutMs: 2,
+      rtoMs: 200,
+      ranks: 512,
+      jitterCv: 0.05,
+      samples: 20000,
+      seed: 7,
+    };
     const analytic = stragglerPenalty({ ...base, method: 'order-statistics' });
     const sampled = stragglerPenalty({ ...base, method: 'monte-carlo' });
-    expect(Math.abs(sampled.jitterPenaltyMs - analytic.jitterPenaltyMs) / analytic.jitterPenaltyMs).toBeLessThan(0.03);
+    expect(
+      Math.abs(sampled.jitterPenaltyMs - analytic.jitterPenaltyMs) / analytic.jitterPenaltyMs,
+    ).toBeLessThan(0.03);
     expect(sampled.timeoutPenaltyMs).toBeGreaterThan(0.5);
     expect(sampled.timeoutPenaltyMs).toBeLessThan(4);
     expect(stragglerPenalty({ ...base, method: 'monte-carlo' })).toEqual(sampled);

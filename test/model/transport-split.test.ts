@@ -17,7 +17,8 @@ import {
 
 const loaded = parseJobYaml(DEFAULT_JOB_YAML, 'demo.yaml');
 const modelStepMs = (fabric: FabricSpec): number => trainingStep(loaded.resolve({ fabric })).stepTimeMs;
-const SPLIT_LINE = /^(TCP|RoCE|InfiniBand) \d+G vs (TCP|RoCE|InfiniBand) \d+G: \d+\.\d{2}x = \d+\.\d{2} line rate x \d+\.\d{2} transport$/;
+const SPLIT_LINE =
+  /^(TCP|RoCE|InfiniBand) \d+G vs (TCP|RoCE|InfiniBand) \d+G: \d+\.\d{2}x = \d+\.\d{2} line rate x \d+\.\d{2} transport$/;
 
 function expectMultipliesBack(split: TransportSplit): void {
   expect(Math.abs(split.lineRate * split.transport - split.total)).toBeLessThan(1e-9);
@@ -26,11 +27,27 @@ function expectMultipliesBack(split: TransportSplit): void {
 
 describe('transportSplit on the demo job', () => {
   it('splits TCP 100G vs RoCE 400G through the tcp-400g preset, and the factors multiply back to the total', () => {
-    const split = transportSplit(getFabricPreset('tcp-100g'), getFabricPreset('roce-400g'), modelStepMs, fabricPresets);
+    const split = transportSplit(
+      getFabricPreset('tcp-100g'),
+      getFabricPreset('roce-400g'),
+      modelStepMs,
+      fabricPresets,
+    );
     expectMultipliesBack(split);
-    expect(split.intermediate).toMatchObject({ fabric: 'tcp-400g', derivation: 'preset', transport: 'tcp', lineRateGbps: 400 });
-    expect(split.lineRate).toBeCloseTo(modelStepMs(getFabricPreset('tcp-100g')) / modelStepMs(getFabricPreset('tcp-400g')), 12);
-    expect(split.transport).toBeCloseTo(modelStepMs(getFabricPreset('tcp-400g')) / modelStepMs(getFabricPreset('roce-400g')), 12);
+    expect(split.intermediate).toMatchObject({
+      fabric: 'tcp-400g',
+      derivation: 'preset',
+      transport: 'tcp',
+      lineRateGbps: 400,
+    });
+    expect(split.lineRate).toBeCloseTo(
+      modelStepMs(getFabricPreset('tcp-100g')) / modelStepMs(getFabricPreset('tcp-400g')),
+      12,
+    );
+    expect(split.transport).toBeCloseTo(
+      modelStepMs(getFabricPreset('tcp-400g')) / modelStepMs(getFabricPreset('roce-400g')),
+      12,
+    );
     // Both effects are real in the model: neither factor is 1, and each is smaller than the whole.
     expect(split.lineRate).toBeGreaterThan(1.01);
     expect(split.transport).toBeGreaterThan(1.01);
@@ -41,7 +58,11 @@ describe('transportSplit on the demo job', () => {
   });
 
   it('gives a line-rate factor of exactly 1 for fabrics of the same line rate', () => {
-    for (const [from, to] of [['tcp-400g', 'roce-400g'], ['tcp-100g', 'ib-edr-100g'], ['roce-400g', 'ib-ndr-400g']] as const) {
+    for (const [from, to] of [
+      ['tcp-400g', 'roce-400g'],
+      ['tcp-100g', 'ib-edr-100g'],
+      ['roce-400g', 'ib-ndr-400g'],
+    ] as const) {
       const split = transportSplit(getFabricPreset(from), getFabricPreset(to), modelStepMs, fabricPresets);
       expect(split.lineRate).toBe(1);
       expect(split.transport).toBe(split.total);
@@ -50,14 +71,24 @@ describe('transportSplit on the demo job', () => {
   });
 
   it('gives a transport factor of exactly 1 for fabrics of the same transport', () => {
-    const split = transportSplit(getFabricPreset('roce-100g'), getFabricPreset('roce-400g'), modelStepMs, fabricPresets);
+    const split = transportSplit(
+      getFabricPreset('roce-100g'),
+      getFabricPreset('roce-400g'),
+      modelStepMs,
+      fabricPresets,
+    );
     expect(split.transport).toBe(1);
     expect(split.lineRate).toBe(split.total);
     expect(split.total).toBeGreaterThan(1);
   });
 
   it('overrides the line rate, and says so, when no preset of the transport has the other rate', () => {
-    const split = transportSplit(getFabricPreset('tcp-100g'), getFabricPreset('roce-800g'), modelStepMs, fabricPresets);
+    const split = transportSplit(
+      getFabricPreset('tcp-100g'),
+      getFabricPreset('roce-800g'),
+      modelStepMs,
+      fabricPresets,
+    );
     expect(split.intermediate.derivation).toBe('lineRateOverride');
     expect(split.intermediate.fabric).toBe('tcp-100g@800g');
     expect(split.intermediate.lineRateGbps).toBe(800);
@@ -66,7 +97,12 @@ describe('transportSplit on the demo job', () => {
   });
 
   it('keeps a virtualised TCP fabric virtualised on the line-rate step', () => {
-    const split = transportSplit(getFabricPreset('tcp-100g-virtualized'), getFabricPreset('roce-400g'), modelStepMs, fabricPresets);
+    const split = transportSplit(
+      getFabricPreset('tcp-100g-virtualized'),
+      getFabricPreset('roce-400g'),
+      modelStepMs,
+      fabricPresets,
+    );
     // tcp-400g is bare metal: moving to it would also take the hypervisor away, so the rate is overridden instead.
     expect(split.intermediate.derivation).toBe('lineRateOverride');
     expect(split.intermediate.fabric).toBe('tcp-100g-virtualized@400g');
@@ -80,15 +116,23 @@ describe('transportSplit as a pure function', () => {
       fc.property(
         fc.constantFrom(...fabricPresets),
         fc.constantFrom(...fabricPresets),
-        fc.dictionary(fc.constantFrom(...rates.map(String), 'x'), fc.double({ min: 1e-3, max: 1e6, noNaN: true })),
+        fc.dictionary(
+          fc.constantFrom(...rates.map(String), 'x'),
+          fc.double({ min: 1e-3, max: 1e6, noNaN: true }),
+        ),
         (from, to, byRate) => {
           const calls = new Map<FabricSpec, number>();
           const stepTimeMs = (fabric: FabricSpec): number => {
             calls.set(fabric, (calls.get(fabric) ?? 0) + 1);
-            return (byRate[String(fabric.lineRateGbps)] ?? 7) * (fabric.transport === 'tcp' ? 1.3 : 1) + fabric.perMessageLatencyUs;
+            return (
+              (byRate[String(fabric.lineRateGbps)] ?? 7) * (fabric.transport === 'tcp' ? 1.3 : 1) +
+              fabric.perMessageLatencyUs
+            );
           };
           const split = transportSplit(from, to, stepTimeMs, fabricPresets);
-          expect(Math.abs(split.lineRate * split.transport - split.total)).toBeLessThan(1e-9 * Math.max(1, split.total));
+          expect(Math.abs(split.lineRate * split.transport - split.total)).toBeLessThan(
+            1e-9 * Math.max(1, split.total),
+          );
           if (from.lineRateGbps === to.lineRateGbps) expect(split.lineRate).toBe(1);
           else if (from.transport === to.transport) expect(split.transport).toBe(1);
           expect(split.intermediate.transport).toBe(from.transport);
@@ -114,7 +158,9 @@ describe('counterparts and NCCL nets', () => {
     expect(ncclNetDescription(getFabricPreset('tcp-100g'))).toBe('NET/Socket (kernel TCP, host staging)');
     expect(ncclNetOf(getFabricPreset('roce-400g'))).toBe('IB');
     expect(ncclNetOf(getFabricPreset('ib-ndr-400g'))).toBe('IB');
-    expect(ncclNetOf({ ...getFabricPreset('tcp-100g'), ncclNet: 'GPUDirectTCPX_v7' })).toBe('GPUDirectTCPX_v7');
+    expect(ncclNetOf({ ...getFabricPreset('tcp-100g'), ncclNet: 'GPUDirectTCPX_v7' })).toBe(
+      'GPUDirectTCPX_v7',
+    );
     expect(ncclNetDescription(getFabricPreset('tcpx-200g'))).toBe('GPUDirectTCPX_v7');
     expect(counterpartPreset(getFabricPreset('roce-200g'), fabricPresets)).toBeUndefined(); // no plain kernel-TCP 200G preset: tcpx-200g is devmem TCP
   });
@@ -124,7 +170,9 @@ describe('compare and scale with counterparts and splits', () => {
   it('compare adds the same-rate counterparts beside the fabrics asked for, marked, and carries the splits', () => {
     const result = compareFabrics(loaded, ['tcp-100g', 'roce-400g', 'ib-ndr-400g']);
     const rows = result.metrics.rows;
-    expect(rows.map((row) => [row.fabric, row.addedAsCounterpart ?? false, row.counterpartOf ?? null])).toEqual([
+    expect(
+      rows.map((row) => [row.fabric, row.addedAsCounterpart ?? false, row.counterpartOf ?? null]),
+    ).toEqual([
       ['tcp-100g', false, null],
       ['roce-100g', true, 'tcp-100g'],
       ['roce-400g', false, null],
@@ -132,10 +180,20 @@ describe('compare and scale with counterparts and splits', () => {
       ['ib-ndr-400g', false, null],
     ]);
     expect(rows.map((row) => row.ncclNet)).toEqual(['Socket', 'IB', 'IB', 'Socket', 'IB']);
-    expect(result.metrics.splits.map((split) => `${split.from.fabric}>${split.to.fabric}`)).toEqual(['tcp-100g>roce-400g', 'tcp-100g>ib-ndr-400g']);
+    expect(result.metrics.splits.map((split) => `${split.from.fabric}>${split.to.fabric}`)).toEqual([
+      'tcp-100g>roce-400g',
+      'tcp-100g>ib-ndr-400g',
+    ]);
     const split = result.metrics.split!;
     expect(split).toBe(result.metrics.splits[0]);
-    expect(Object.keys(split).sort()).toEqual(['from', 'intermediate', 'lineRate', 'to', 'total', 'transport']);
+    expect(Object.keys(split).sort()).toEqual([
+      'from',
+      'intermediate',
+      'lineRate',
+      'to',
+      'total',
+      'transport',
+    ]);
     expect(split.from.stepTimeMs).toBe(rows[0]!.stepTimeMs);
     expect(split.intermediate.stepTimeMs).toBe(rows[3]!.stepTimeMs);
     expectMultipliesBack(split);
@@ -144,17 +202,27 @@ describe('compare and scale with counterparts and splits', () => {
   });
 
   it('compare leaves counterparts out on request and adds none the user already asked for', () => {
-    expect(compareFabrics(loaded, ['tcp-100g', 'roce-400g'], {}, undefined, { counterparts: false }).metrics.rows.map((row) => row.fabric)).toEqual(['tcp-100g', 'roce-400g']);
-    expect(compareFabrics(loaded, ['tcp-100g', 'roce-100g', 'ib-edr-100g']).metrics.rows.map((row) => row.fabric)).toEqual(['tcp-100g', 'roce-100g', 'ib-edr-100g']);
+    expect(
+      compareFabrics(loaded, ['tcp-100g', 'roce-400g'], {}, undefined, {
+        counterparts: false,
+      }).metrics.rows.map((row) => row.fabric),
+    ).toEqual(['tcp-100g', 'roce-400g']);
+    expect(
+      compareFabrics(loaded, ['tcp-100g', 'roce-100g', 'ib-edr-100g']).metrics.rows.map((row) => row.fabric),
+    ).toEqual(['tcp-100g', 'roce-100g', 'ib-edr-100g']);
     const single = compareFabrics(loaded, ['roce-400g'], {}, undefined, { counterparts: false });
     expect(single.metrics.split).toBeNull();
     expect(single.metrics.splits).toEqual([]);
   });
 
   it('pairs each TCP fabric with each RDMA one, else the first with the others', () => {
-    const ids = (names: string[]): string[] => splitPairs(names.map(getFabricPreset)).map(([a, b]) => `${a.id}>${b.id}`);
+    const ids = (names: string[]): string[] =>
+      splitPairs(names.map(getFabricPreset)).map(([a, b]) => `${a.id}>${b.id}`);
     expect(ids(['roce-400g', 'tcp-100g', 'tcp-400g'])).toEqual(['tcp-100g>roce-400g', 'tcp-400g>roce-400g']);
-    expect(ids(['roce-100g', 'roce-400g', 'ib-ndr-400g'])).toEqual(['roce-100g>roce-400g', 'roce-100g>ib-ndr-400g']);
+    expect(ids(['roce-100g', 'roce-400g', 'ib-ndr-400g'])).toEqual([
+      'roce-100g>roce-400g',
+      'roce-100g>ib-ndr-400g',
+    ]);
   });
 
   it('scale shows counterparts beside the fabrics asked for, keeps them out of the pay-off point, and splits per node count', () => {
@@ -166,12 +234,18 @@ describe('compare and scale with counterparts and splits', () => {
       ['roce-400g', false],
       ['tcp-400g', true],
     ]);
-    expect(result.metrics.rdmaPaysOffStatement).toMatch(/roce-400g is \d\.\d\dx faster per step than tcp-100g/);
+    expect(result.metrics.rdmaPaysOffStatement).toMatch(
+      /roce-400g is \d\.\d\dx faster per step than tcp-100g/,
+    );
     expect(result.metrics.splitsByNodes.map((entry) => entry.nodes)).toEqual([1, 8]);
     for (const { split } of result.metrics.splitsByNodes) expectMultipliesBack(split);
     expect(result.metrics.split).toEqual(result.metrics.splitsByNodes[1]!.split);
     const compared = compareFabrics(loaded, ['tcp-100g', 'roce-400g']).metrics.split!;
     expect(result.metrics.split!.total).toBeCloseTo(compared.total, 12);
-    expect(scaleJob(loaded, [1], ['tcp-100g'], undefined, { counterparts: false }).metrics.fabrics.map((entry) => entry.fabric)).toEqual(['tcp-100g']);
+    expect(
+      scaleJob(loaded, [1], ['tcp-100g'], undefined, { counterparts: false }).metrics.fabrics.map(
+        (entry) => entry.fabric,
+      ),
+    ).toEqual(['tcp-100g']);
   });
 });

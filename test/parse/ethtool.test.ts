@@ -12,14 +12,22 @@ describe('ethtool -S parser: facts checked by hand against the text', () => {
     const { facts } = parseEthtool(fixtureText(KIND, 'linux-notes-mlx5-cx4lx-pause-grep.txt'));
     expect(facts.interfaceName).toBe('eth03');
     expect(facts.linkPause).toEqual({
-      rxPauseCtrlPhy: 0, txPauseCtrlPhy: 1266552, rxGlobalPause: 0, txGlobalPause: 1266552,
-      rxGlobalPauseDurationUs: 0, txGlobalPauseDurationUs: 555665182, txPauseStormWarningEvents: 0, txPauseStormErrorEvents: 0,
+      rxPauseCtrlPhy: 0,
+      txPauseCtrlPhy: 1266552,
+      rxGlobalPause: 0,
+      txGlobalPause: 1266552,
+      rxGlobalPauseDurationUs: 0,
+      txGlobalPauseDurationUs: 555665182,
+      txPauseStormWarningEvents: 0,
+      txPauseStormErrorEvents: 0,
     });
   });
 
   it('reads mlx5 per-priority discards and the physical and buffer discards', () => {
     const { facts } = parseEthtool(fixtureText(KIND, 'linux-notes-mlx5-cx4lx-discards-grep.txt'));
-    expect(facts.priorities.map((p) => [p.priority, p.rxDiscards])).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((p) => [p, 0]));
+    expect(facts.priorities.map((p) => [p.priority, p.rxDiscards])).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((p) => [p, 0]),
+    );
     expect(facts.discards).toEqual({ rxDiscardsPhy: 0, txDiscardsPhy: 0, rxOutOfBuffer: 0, other: {} });
   });
 
@@ -35,19 +43,43 @@ describe('ethtool -S parser: facts checked by hand against the text', () => {
     ].join('\n');
     const { facts } = parseEthtool(text);
     expect(facts.priorities).toEqual([
-      { priority: 3, rxPause: 142, txPause: 87, rxPauseDurationUs: 91442, txPauseDurationUs: null, rxPauseTransition: 40, txPauseTransition: null, rxDiscards: null },
-      { priority: 5, rxPause: 7, txPause: 9, rxPauseDurationUs: null, txPauseDurationUs: null, rxPauseTransition: null, txPauseTransition: null, rxDiscards: null },
+      {
+        priority: 3,
+        rxPause: 142,
+        txPause: 87,
+        rxPauseDurationUs: 91442,
+        txPauseDurationUs: null,
+        rxPauseTransition: 40,
+        txPauseTransition: null,
+        rxDiscards: null,
+      },
+      {
+        priority: 5,
+        rxPause: 7,
+        txPause: 9,
+        rxPauseDurationUs: null,
+        txPauseDurationUs: null,
+        rxPauseTransition: null,
+        txPauseTransition: null,
+        rxDiscards: null,
+      },
     ]);
   });
 
   it('keeps per-queue prefixes and collects other drop counters', () => {
-    const { facts, warnings } = parseEthtool(fixtureText(KIND, 'ethq-issue6-bnx2x-broadcom-queue-prefix-truncated.txt'));
+    const { facts, warnings } = parseEthtool(
+      fixtureText(KIND, 'ethq-issue6-bnx2x-broadcom-queue-prefix-truncated.txt'),
+    );
     expect(facts.counters['[1]: tx_bcast_packets']).toBe(8249);
     expect(Object.keys(facts.discards.other)).toContain('[0]: rx_discards');
-    expect(warnings).toEqual([{ line: 39, message: 'counter line without a numeric value (cut short?); skipped' }]);
+    expect(warnings).toEqual([
+      { line: 39, message: 'counter line without a numeric value (cut short?); skipped' },
+    ]);
   });
 
   it('refuses other tools’ outputs', () => {
-    expect(() => parseEthtool(fixtureText('ibv-devinfo', 'deepep-issue60-plain-port-down.txt'))).toThrow(NotThisKindError);
+    expect(() => parseEthtool(fixtureText('ibv-devinfo', 'deepep-issue60-plain-port-down.txt'))).toThrow(
+      NotThisKindError,
+    );
   });
 });

@@ -15,7 +15,9 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'flight-recorder');
 
 const dumps: Buffer[] = readdirSync(FIXTURES)
   .filter((name) => statSync(join(FIXTURES, name)).isDirectory())
-  .flatMap((folder) => readdirSync(join(FIXTURES, folder)).map((name) => readFileSync(join(FIXTURES, folder, name))));
+  .flatMap((folder) =>
+    readdirSync(join(FIXTURES, folder)).map((name) => readFileSync(join(FIXTURES, folder, name))),
+  );
 
 type Mutation =
   | { op: 'truncate'; at: number }
@@ -28,7 +30,11 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('set' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ op: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 16 }) }),
-  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }) }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 12 }),
+  }),
   fc.record({ op: fc.constant('duplicate' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 64 }) }),
 );
 

@@ -9,7 +9,16 @@
 import { describe, expect, it } from 'vitest';
 import { readFlightRecorder } from '../../src/parse/flight-recorder.js';
 
-type IValue = null | boolean | number | bigint | string | IValue[] | { tuple: IValue[] } | { double: number } | Map<string, IValue>;
+type IValue =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | IValue[]
+  | { tuple: IValue[] }
+  | { double: number }
+  | Map<string, IValue>;
 
 /** A minimal port of torch::jit::Pickler's encodings (the ones the flight recorder reaches). */
 class TorchPickler {
@@ -101,7 +110,14 @@ class TorchPickler {
 
 const T = 1733011200987654321n;
 
-function entry(id: number, seq: number, created: bigint, started: bigint | null, completed: bigint | null, durationMs: number | null): Map<string, IValue> {
+function entry(
+  id: number,
+  seq: number,
+  created: bigint,
+  started: bigint | null,
+  completed: bigint | null,
+  durationMs: number | null,
+): Map<string, IValue> {
   const e = new Map<string, IValue>([
     ['record_id', id],
     ['pg_id', 0],
@@ -129,14 +145,41 @@ function entry(id: number, seq: number, created: bigint, started: bigint | null,
 describe('a dump as torch::jit::Pickler writes it', () => {
   const dump = new Map<string, IValue>([
     ['version', '2.4'],
-    ['pg_config', new Map<string, IValue>([['0', new Map<string, IValue>([['name', '0'], ['desc', 'default_pg'], ['ranks', '[0, 1, 2, 3, 4, 5, 6, 7]']])]])],
+    [
+      'pg_config',
+      new Map<string, IValue>([
+        [
+          '0',
+          new Map<string, IValue>([
+            ['name', '0'],
+            ['desc', 'default_pg'],
+            ['ranks', '[0, 1, 2, 3, 4, 5, 6, 7]'],
+          ]),
+        ],
+      ]),
+    ],
     ['comm_lib_version', '2.21.5'],
-    ['pg_status', new Map<string, IValue>([['0', new Map<string, IValue>([['last_enqueued_collective', 3], ['last_started_collective', 3], ['last_completed_collective', 2]])]])],
-    ['entries', [
-      entry(0, 1, T, T + 40_000n, T + 1_040_000n, 0.9875),
-      entry(1, 2, T + 5_000_000n, T + 5_040_000n, T + 6_040_000n, 0.99),
-      entry(2, 3, T + 10_000_000n, T + 10_040_001n, null, null),
-    ]],
+    [
+      'pg_status',
+      new Map<string, IValue>([
+        [
+          '0',
+          new Map<string, IValue>([
+            ['last_enqueued_collective', 3],
+            ['last_started_collective', 3],
+            ['last_completed_collective', 2],
+          ]),
+        ],
+      ]),
+    ],
+    [
+      'entries',
+      [
+        entry(0, 1, T, T + 40_000n, T + 1_040_000n, 0.9875),
+        entry(1, 2, T + 5_000_000n, T + 5_040_000n, T + 6_040_000n, 0.99),
+        entry(2, 3, T + 10_000_000n, T + 10_040_001n, null, null),
+      ],
+    ],
   ]);
   const bytes = new TorchPickler().dump(dump);
 
@@ -149,11 +192,13 @@ describe('a dump as torch::jit::Pickler writes it', () => {
   it('reads into facts with exact nanoseconds', () => {
     const facts = readFlightRecorder(bytes, '/tmp/nccl_trace_rank_6');
     expect(facts).toMatchObject({ rank: 6, worldSize: 8, ncclVersion: '2.21.5', clockBaseNs: T.toString() });
-    expect(facts.collectives.map((c) => [c.seq, c.op, c.state, c.startUs, c.sizeBytes, c.groupSize])).toEqual([
-      [1, 'all_reduce', 'completed', 40, 8192 * 1024 * 2, 8],
-      [2, 'all_reduce', 'completed', 5040, 8192 * 1024 * 2, 8],
-      [3, 'all_reduce', 'started', 10040.001, 8192 * 1024 * 2, 8],
-    ]);
+    expect(facts.collectives.map((c) => [c.seq, c.op, c.state, c.startUs, c.sizeBytes, c.groupSize])).toEqual(
+      [
+        [1, 'all_reduce', 'completed', 40, 8192 * 1024 * 2, 8],
+        [2, 'all_reduce', 'completed', 5040, 8192 * 1024 * 2, 8],
+        [3, 'all_reduce', 'started', 10040.001, 8192 * 1024 * 2, 8],
+      ],
+    );
     expect(facts.collectives[0]?.durUs).toBeCloseTo(987.5, 9);
     expect(facts.collectives[2]?.startNs).toBe((T + 10_040_001n).toString());
   });

@@ -23,7 +23,9 @@ function read(path: string, name = path): TraceRankFacts {
 }
 
 function bySeq(facts: TraceRankFacts, seq: number, group = '0'): TraceCollective {
-  const found = facts.collectives.find((c) => c.seq === seq && c.group === group && c.op !== 'send' && c.op !== 'recv');
+  const found = facts.collectives.find(
+    (c) => c.seq === seq && c.group === group && c.op !== 'send' && c.op !== 'recv',
+  );
   if (!found) throw new Error(`no collective ${group}/${seq} in ${facts.file}`);
   return found;
 }
@@ -47,18 +49,38 @@ describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
       expect(facts.computeBusy).toEqual([]);
     }
     const first = bySeq(ranks[0] as TraceRankFacts, 1);
-    expect(first).toMatchObject({ group: '0', groupDesc: 'default_pg', groupRanks: [0, 1, 2, 3], groupSize: 4, op: 'all_reduce', name: 'nccl:all_reduce', state: 'completed' });
-    expect(bySeq(ranks[0] as TraceRankFacts, 1, '1')).toMatchObject({ groupDesc: 'mesh_dp', op: 'all_gather', name: 'nccl:_all_gather_base' });
+    expect(first).toMatchObject({
+      group: '0',
+      groupDesc: 'default_pg',
+      groupRanks: [0, 1, 2, 3],
+      groupSize: 4,
+      op: 'all_reduce',
+      name: 'nccl:all_reduce',
+      state: 'completed',
+    });
+    expect(bySeq(ranks[0] as TraceRankFacts, 1, '1')).toMatchObject({
+      groupDesc: 'mesh_dp',
+      op: 'all_gather',
+      name: 'nccl:_all_gather_base',
+    });
   });
 
   it('seq is NCCL’s collective_seq_id, and p2p_seq_id for send/recv', () => {
     const rank0 = ranks[0] as TraceRankFacts;
     expect(rank0.collectives.map((c) => [c.group, c.seq, c.op])).toEqual([
-      ['0', 1, 'all_reduce'], ['0', 2, 'all_reduce'], ['0', 3, 'all_reduce'], ['0', 4, 'all_reduce'], ['0', 5, 'all_reduce'],
+      ['0', 1, 'all_reduce'],
+      ['0', 2, 'all_reduce'],
+      ['0', 3, 'all_reduce'],
+      ['0', 4, 'all_reduce'],
+      ['0', 5, 'all_reduce'],
       ['1', 1, 'all_gather'],
       ['0', 1, 'send'],
     ]);
-    expect((ranks[1] as TraceRankFacts).collectives.at(-1)).toMatchObject({ seq: 1, op: 'recv', name: 'nccl:recv 1<-0' });
+    expect((ranks[1] as TraceRankFacts).collectives.at(-1)).toMatchObject({
+      seq: 1,
+      op: 'recv',
+      name: 'nccl:recv 1<-0',
+    });
     expect((ranks[2] as TraceRankFacts).collectives).toHaveLength(6);
   });
 
@@ -155,7 +177,9 @@ describe('readFlightRecorder errors', () => {
   });
 
   it('refuses a pickle that would run code', () => {
-    expect(() => read('refused/nccl_trace_rank_0')).toThrow(/refused\/nccl_trace_rank_0: pickle byte \d+: opcode GLOBAL/);
+    expect(() => read('refused/nccl_trace_rank_0')).toThrow(
+      /refused\/nccl_trace_rank_0: pickle byte \d+: opcode GLOBAL/,
+    );
   });
 
   it('refuses a pickle that is not a dump', () => {
@@ -199,8 +223,12 @@ describe('profiling names and file names', () => {
 describe('readTraceFiles recognises flight-recorder dumps by their first bytes', () => {
   it('a folder of nccl_trace_rank_N dumps gives one rank each', async () => {
     const ranks = await readTraceFiles([join(FIXTURES, 'straggler-p2')]);
-    expect(ranks.map((facts) => [facts.format, facts.rank])).toEqual([0, 1, 2, 3].map((rank) => ['flight-recorder', rank]));
-    expect(ranks[2]?.collectives[3]?.startNs).toBe((T0 + 6_000n + 30n * 1_000_000n + 20_000n + 1_500_000n).toString());
+    expect(ranks.map((facts) => [facts.format, facts.rank])).toEqual(
+      [0, 1, 2, 3].map((rank) => ['flight-recorder', rank]),
+    );
+    expect(ranks[2]?.collectives[3]?.startNs).toBe(
+      (T0 + 6_000n + 30n * 1_000_000n + 20_000n + 1_500_000n).toString(),
+    );
   });
 
   it('puts the dumps on one clock zero, so starts compare across ranks without loss', async () => {
@@ -208,7 +236,8 @@ describe('readTraceFiles recognises flight-recorder dumps by their first bytes',
     expect(ranks.map((facts) => facts.clockBaseNs)).toEqual([T0, T0, T0, T0].map(String));
     const seq4 = ranks.map((facts) => bySeq(facts, 4).startUs);
     expect(seq4.map((us) => us - (seq4[0] as number))).toEqual([0, 3, 1506, 9]);
-    for (const facts of ranks) for (const c of facts.collectives) expect(absoluteStartNs(facts, c)).toBe(BigInt(c.startNs as string));
+    for (const facts of ranks)
+      for (const c of facts.collectives) expect(absoluteStartNs(facts, c)).toBe(BigInt(c.startNs as string));
   });
 
   it('a gzipped dump under any name reads the same as the pickle', async () => {
@@ -226,6 +255,8 @@ describe('readTraceFiles recognises flight-recorder dumps by their first bytes',
   });
 
   it('a dump refused by the pickle reader is an InputError naming the file', async () => {
-    await expect(readTraceFiles([join(FIXTURES, 'refused/nccl_trace_rank_0')])).rejects.toThrow(/nccl_trace_rank_0: pickle byte \d+: opcode GLOBAL/);
+    await expect(readTraceFiles([join(FIXTURES, 'refused/nccl_trace_rank_0')])).rejects.toThrow(
+      /nccl_trace_rank_0: pickle byte \d+: opcode GLOBAL/,
+    );
   });
 });

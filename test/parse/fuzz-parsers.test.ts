@@ -25,11 +25,13 @@ const samples = listSamples(FIXTURE_ROOT).map((path) => readFileSync(path, 'utf8
 function parseWithEveryParser(text: string): void {
   for (const parser of parsers) {
     const confidence = parser.detect(text);
-    if (!(confidence >= 0 && confidence <= 1)) throw new Error(`${parser.kind}.detect returned ${confidence}`);
+    if (!(confidence >= 0 && confidence <= 1))
+      throw new Error(`${parser.kind}.detect returned ${confidence}`);
     try {
       parser.parse(text);
     } catch (error) {
-      if (!(error instanceof NotThisKindError)) throw new Error(`${parser.kind}.parse threw ${String(error)}`, { cause: error });
+      if (!(error instanceof NotThisKindError))
+        throw new Error(`${parser.kind}.parse threw ${String(error)}`, { cause: error });
     }
   }
 }
@@ -46,7 +48,25 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('cut-start' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('delete-line' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('duplicate-line' as const), at: fc.nat() }),
-  fc.record({ op: fc.constant('replace-char' as const), at: fc.nat(), char: fc.constantFrom(' ', '\n', '#', '0', '9', '.', '-', 'e', 'N/A', '\t', '\u0000', 'é', '[1,0]<stdout>:') }),
+  fc.record({
+    op: fc.constant('replace-char' as const),
+    at: fc.nat(),
+    char: fc.constantFrom(
+      ' ',
+      '\n',
+      '#',
+      '0',
+      '9',
+      '.',
+      '-',
+      'e',
+      'N/A',
+      '\t',
+      '\u0000',
+      'é',
+      '[1,0]<stdout>:',
+    ),
+  }),
 );
 
 function mutate(text: string, step: Mutation): string {
@@ -70,9 +90,9 @@ function mutate(text: string, step: Mutation): string {
   }
 }
 
-const mutatedSample = fc.tuple(fc.nat({ max: samples.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 6 })).map(([index, steps]) =>
-  steps.reduce((text, step) => mutate(text, step), samples[index] ?? ''),
-);
+const mutatedSample = fc
+  .tuple(fc.nat({ max: samples.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 6 }))
+  .map(([index, steps]) => steps.reduce((text, step) => mutate(text, step), samples[index] ?? ''));
 
 describe('parsers never throw on malformed input', () => {
   it('has real samples to mutate', () => {
@@ -111,14 +131,19 @@ describe('parsers never throw on malformed input', () => {
           let best: number | null = null;
           for (const row of test.rows) {
             for (const half of [row.outOfPlace, row.inPlace]) {
-              expect(Number.isFinite(half.timeUs) && Number.isFinite(half.algbwGBps) && Number.isFinite(half.busbwGBps)).toBe(true);
+              expect(
+                Number.isFinite(half.timeUs) &&
+                  Number.isFinite(half.algbwGBps) &&
+                  Number.isFinite(half.busbwGBps),
+              ).toBe(true);
               expect(half.wrong === null || Number.isFinite(half.wrong)).toBe(true);
               best = Math.max(best ?? -Infinity, half.busbwGBps);
             }
             expect(Number.isSafeInteger(row.sizeBytes) && Number.isSafeInteger(row.count)).toBe(true);
           }
           expect(test.peakBusbwGBps).toBe(best);
-          for (const warning of test.warnings) expect(warning.line === undefined || warning.line >= 1).toBe(true);
+          for (const warning of test.warnings)
+            expect(warning.line === undefined || warning.line >= 1).toBe(true);
         }
       }),
       { numRuns: 300 },

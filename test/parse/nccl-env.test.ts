@@ -10,7 +10,15 @@ const KIND = 'nccl-env';
 describe('nccl-env parser: facts checked by hand against the text', () => {
   it('reads export lines and types NCCL_IB_HCA as a prefix list', () => {
     const { facts } = parseNcclEnv(fixtureText(KIND, 'flagai-run_multi.sh'));
-    expect(facts.nccl.ibHca).toEqual({ raw: 'mlx5_2,mlx5_5', exclude: false, exactMatch: false, entries: [{ name: 'mlx5_2', port: null }, { name: 'mlx5_5', port: null }] });
+    expect(facts.nccl.ibHca).toEqual({
+      raw: 'mlx5_2,mlx5_5',
+      exclude: false,
+      exactMatch: false,
+      entries: [
+        { name: 'mlx5_2', port: null },
+        { name: 'mlx5_5', port: null },
+      ],
+    });
     expect(facts.nccl).toMatchObject({ ibGidIndex: 0, ibDisable: false, debug: 'debug' });
     expect(facts.otherVariableCount).toBe(1); // OMP_NUM_THREADS
   });
@@ -41,8 +49,20 @@ describe('nccl-env parser: facts checked by hand against the text', () => {
       'HOME=/root',
     ].join('\n');
     const { facts } = parseNcclEnv(text);
-    expect(facts.nccl.ibHca).toEqual({ raw: '^=mlx5_3:1,mlx5_4', exclude: true, exactMatch: true, entries: [{ name: 'mlx5_3', port: 1 }, { name: 'mlx5_4', port: null }] });
-    expect(facts.nccl.socketIfname).toMatchObject({ exclude: true, exactMatch: false, entries: [{ name: 'docker0' }, { name: 'lo' }] });
+    expect(facts.nccl.ibHca).toEqual({
+      raw: '^=mlx5_3:1,mlx5_4',
+      exclude: true,
+      exactMatch: true,
+      entries: [
+        { name: 'mlx5_3', port: 1 },
+        { name: 'mlx5_4', port: null },
+      ],
+    });
+    expect(facts.nccl.socketIfname).toMatchObject({
+      exclude: true,
+      exactMatch: false,
+      entries: [{ name: 'docker0' }, { name: 'lo' }],
+    });
     expect(facts.nccl.netGdrLevel).toEqual({ raw: '2', level: 'PXB', legacyInteger: 2 });
     expect(facts.nccl.algo).toEqual({ raw: '^Tree', exclude: true, items: ['Tree'] });
     expect(facts.nccl.proto!.items).toEqual(['LL', 'LL128', 'Simple']);
@@ -51,16 +71,23 @@ describe('nccl-env parser: facts checked by hand against the text', () => {
   });
 
   it('reads a Dockerfile’s ENV lines', () => {
-    const { facts } = parseNcclEnv('FROM nvcr.io/nvidia/pytorch:24.05-py3\nENV NCCL_IB_GID_INDEX=3\nENV NCCL_IB_TC=106\nRUN true\n');
+    const { facts } = parseNcclEnv(
+      'FROM nvcr.io/nvidia/pytorch:24.05-py3\nENV NCCL_IB_GID_INDEX=3\nENV NCCL_IB_TC=106\nRUN true\n',
+    );
     expect(facts.nccl).toMatchObject({ ibGidIndex: 3, ibTc: 106 });
   });
 
   it('warns about values NCCL would not accept', () => {
     const { warnings } = parseNcclEnv('export NCCL_IB_GID_INDEX=three\nexport NCCL_NET_GDR_LEVEL=FAR\n');
-    expect(warnings.map((w) => w.message)).toEqual(['NCCL_IB_GID_INDEX=three is not an integer', 'NCCL_NET_GDR_LEVEL=FAR is not a level NCCL knows']);
+    expect(warnings.map((w) => w.message)).toEqual([
+      'NCCL_IB_GID_INDEX=three is not an integer',
+      'NCCL_NET_GDR_LEVEL=FAR is not a level NCCL knows',
+    ]);
   });
 
   it('refuses other tools’ outputs', () => {
-    expect(() => parseNcclEnv(fixtureText('sysctl', 'saphana-azure-anf-sysctl.conf'))).toThrow(NotThisKindError);
+    expect(() => parseNcclEnv(fixtureText('sysctl', 'saphana-azure-anf-sysctl.conf'))).toThrow(
+      NotThisKindError,
+    );
   });
 });

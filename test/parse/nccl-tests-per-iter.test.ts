@@ -37,7 +37,14 @@ interface Half {
 }
 
 /** One result row of the -I 1 table, byte for byte as nccl-tests prints it. */
-function perIterRow(sizeBytes: number, count: number, type: string, redop: string, root: number, halves: [Half, Half]): string {
+function perIterRow(
+  sizeBytes: number,
+  count: number,
+  type: string,
+  redop: string,
+  root: number,
+  halves: [Half, Half],
+): string {
   const preamble = `${String(sizeBytes).padStart(12)}  ${String(count).padStart(12)}  ${type.padStart(8)}  ${redop.padStart(6)}  ${String(root).padStart(6)}`;
   const body = halves.map((h) => {
     const main = `  ${getFloatStr(h.timeUs, 7)}  ${getFloatStr(h.algbw, 6)}  ${getFloatStr(h.busbw, 6)}  ${String(h.wrong).padStart(6)}`;
@@ -48,7 +55,8 @@ function perIterRow(sizeBytes: number, count: number, type: string, redop: strin
 
 /** writeResultHeader with per_iter_timing (the `%7s`/`%6s` column titles). */
 function perIterHeader(): string[] {
-  const f = (values: string[], widths: number[]): string => values.map((v, i) => v.padStart(widths[i] as number)).join('  ');
+  const f = (values: string[], widths: number[]): string =>
+    values.map((v, i) => v.padStart(widths[i] as number)).join('  ');
   const widths = [10, 12, 8, 6, 6, 7, 6, 6, 6, 7, 7, 7, 7, 7, 6, 6, 6, 7, 7, 7, 7];
   return [
     `# ${f(['', '', '', '', ''], [10, 12, 8, 6, 6])}              out-of-place (+ per-iteration)                                in-place (+ per-iteration)`,
@@ -70,15 +78,34 @@ describe('nccl-tests -I 1 text table', () => {
   ];
   // 8 GiB at ~0.7 GB/s: times past 7 characters print in getFloatStr's exponent form.
   const large: [Half, Half] = [
-    { timeUs: 12345678.9, algbw: 0.6958, busbw: 1.3046, wrong: 0, iter: [9876543.2, 23456789, 22000000, 45.678] },
+    {
+      timeUs: 12345678.9,
+      algbw: 0.6958,
+      busbw: 1.3046,
+      wrong: 0,
+      iter: [9876543.2, 23456789, 22000000, 45.678],
+    },
     { timeUs: 1234567.4, algbw: 6.958, busbw: 13.046, wrong: 2, iter: [1000000.4, 1999999.6, 1990000, 0.5] },
   ];
-  const rows = [perIterRow(1048576, 262144, 'float', 'sum', -1, small), perIterRow(8589934592, 2147483648, 'float', 'sum', -1, large)];
-  const text = [...HEADER_2_19, '# Per-Iteration Report: CUDA event timing; i_* uses max over process rows ', ...perIterHeader(), ...rows, ...footer('35.1')].join('\n');
+  const rows = [
+    perIterRow(1048576, 262144, 'float', 'sum', -1, small),
+    perIterRow(8589934592, 2147483648, 'float', 'sum', -1, large),
+  ];
+  const text = [
+    ...HEADER_2_19,
+    '# Per-Iteration Report: CUDA event timing; i_* uses max over process rows ',
+    ...perIterHeader(),
+    ...rows,
+    ...footer('35.1'),
+  ].join('\n');
 
   it('builds the row text nccl-tests prints', () => {
-    expect(rows[0]).toBe('     1048576        262144     float     sum      -1    28.56   36.71   68.83       0    27.10    31.20    30.90     3.25    28.37   36.96   69.30       0    27.00    30.10    29.95     2.80');
-    expect(rows[1]).toContain(' 1.2e+07    0.70    1.30       0  9876543  2.3e+07  2.2e+07    45.68  1234567    6.96   13.05       2  1000000  2000000  1990000     0.50');
+    expect(rows[0]).toBe(
+      '     1048576        262144     float     sum      -1    28.56   36.71   68.83       0    27.10    31.20    30.90     3.25    28.37   36.96   69.30       0    27.00    30.10    29.95     2.80',
+    );
+    expect(rows[1]).toContain(
+      ' 1.2e+07    0.70    1.30       0  9876543  2.3e+07  2.2e+07    45.68  1234567    6.96   13.05       2  1000000  2000000  1990000     0.50',
+    );
   });
 
   it('keeps min, max, p99 and cv of every row, in- and out-of-place', () => {
@@ -86,8 +113,14 @@ describe('nccl-tests -I 1 text table', () => {
     expect(test.header?.perIterationReport).toBe(true);
     expect(test.layout).toMatchObject({ name: '2.13+', perIteration: true, fromHeader: true });
     expect(test.rows.map((row) => [row.outOfPlace.perIteration, row.inPlace.perIteration])).toEqual([
-      [{ minUs: 27.1, maxUs: 31.2, p99Us: 30.9, cvPct: 3.25 }, { minUs: 27, maxUs: 30.1, p99Us: 29.95, cvPct: 2.8 }],
-      [{ minUs: 9876543, maxUs: 2.3e7, p99Us: 2.2e7, cvPct: 45.68 }, { minUs: 1000000, maxUs: 2000000, p99Us: 1990000, cvPct: 0.5 }],
+      [
+        { minUs: 27.1, maxUs: 31.2, p99Us: 30.9, cvPct: 3.25 },
+        { minUs: 27, maxUs: 30.1, p99Us: 29.95, cvPct: 2.8 },
+      ],
+      [
+        { minUs: 9876543, maxUs: 2.3e7, p99Us: 2.2e7, cvPct: 45.68 },
+        { minUs: 1000000, maxUs: 2000000, p99Us: 1990000, cvPct: 0.5 },
+      ],
     ]);
     expect(test.rows[1]?.outOfPlace.timeUs).toBe(1.2e7);
     expect(test.rows[1]?.inPlace.wrong).toBe(2);
@@ -125,7 +158,8 @@ describe('nccl-tests -J report with per-iteration timing', () => {
     `"times_us":[${times.map(lf).join(',')}]`,
     `"per_process_max_times_us":[${perProcess.map((list) => `[${list.map(lf).join(',')}]`).join(',')}]`,
   ].join(',');
-  const result = (place: string) => `"${place}":{"time":28.563400,"alg_bw":36.710000,"bus_bw":68.830000,"nwrong":0.000000},"${place}_per_iter":{${perIter}}`;
+  const result = (place: string) =>
+    `"${place}":{"time":28.563400,"alg_bw":36.710000,"bus_bw":68.830000,"nwrong":0.000000},"${place}_per_iter":{${perIter}}`;
   const json =
     `{"version":2,"start_time":"2025-11-03 10:12:01","args":["\\/opt\\/nccl-tests\\/bin\\/all_reduce_perf","-I","1","-J","\\/tmp\\/ar.json"],"env":[],"nccl_version":22907,` +
     `"config":{"nthreads":1,"ngpus":1,"minimum_bytes":1048576,"maximum_bytes":1048576,"step_factor":2,"warmup_iters":1,"iterations":10,"aggregated_iterations":1,"validation":1,"graph":0,` +
@@ -138,9 +172,17 @@ describe('nccl-tests -J report with per-iteration timing', () => {
     expect(test.header?.perIterationReport).toBe(true);
     const stats = test.rows[0]?.outOfPlace.perIteration;
     expect(stats).toEqual({
-      minUs: 27.1, maxUs: 31.2, p99Us: 31.2, cvPct: Number(lf((stdev / avg) * 100)),
-      avgUs: Number(lf(avg)), p50Us: 28.3, p95Us: 31.2, stdevUs: Number(lf(stdev)),
-      timesUs: times, perProcessTimesUs: [times, perProcess[1]!.map((t) => Number(lf(t)))], skippedIterations: 0,
+      minUs: 27.1,
+      maxUs: 31.2,
+      p99Us: 31.2,
+      cvPct: Number(lf((stdev / avg) * 100)),
+      avgUs: Number(lf(avg)),
+      p50Us: 28.3,
+      p95Us: 31.2,
+      stdevUs: Number(lf(stdev)),
+      timesUs: times,
+      perProcessTimesUs: [times, perProcess[1]!.map((t) => Number(lf(t)))],
+      skippedIterations: 0,
     });
     expect(test.rows[0]?.inPlace.perIteration?.timesUs).toHaveLength(10);
   });
@@ -148,8 +190,11 @@ describe('nccl-tests -J report with per-iteration timing', () => {
   it('the printed min, max and p99 are the sorted times at nccl-tests’ percentile indices', () => {
     const stats = only(json).rows[0]?.outOfPlace.perIteration;
     const list = [...(stats?.timesUs ?? [])].sort((a, b) => a - b);
-    const percentile = (p: number): number => list[Math.min(list.length - 1, Math.floor((list.length * p + 99) / 100) - 1)] as number;
-    expect([list[0], list.at(-1), percentile(99), percentile(95), list[Math.floor(list.length / 2)]]).toEqual([stats?.minUs, stats?.maxUs, stats?.p99Us, stats?.p95Us, stats?.p50Us]);
+    const percentile = (p: number): number =>
+      list[Math.min(list.length - 1, Math.floor((list.length * p + 99) / 100) - 1)] as number;
+    expect([list[0], list.at(-1), percentile(99), percentile(95), list[Math.floor(list.length / 2)]]).toEqual(
+      [stats?.minUs, stats?.maxUs, stats?.p99Us, stats?.p95Us, stats?.p50Us],
+    );
   });
 
   it('older reports with only min/max/p99/cv still read; a "nan" time drops only the list', () => {
@@ -158,7 +203,12 @@ describe('nccl-tests -J report with per-iteration timing', () => {
       .replace(/,"times_us":\[[^\]]*\]/g, '')
       .replace(/,"per_process_max_times_us":\[\[.*?\]\]/g, '');
     expect(old).not.toContain('avg_us');
-    expect(only(old).rows[0]?.outOfPlace.perIteration).toEqual({ minUs: 27.1, maxUs: 31.2, p99Us: 31.2, cvPct: Number(lf((stdev / avg) * 100)) });
+    expect(only(old).rows[0]?.outOfPlace.perIteration).toEqual({
+      minUs: 27.1,
+      maxUs: 31.2,
+      p99Us: 31.2,
+      cvPct: Number(lf((stdev / avg) * 100)),
+    });
     const nan = json.replace('"times_us":[31.200000', '"times_us":["nan"');
     const stats = only(nan).rows[0]?.outOfPlace.perIteration;
     expect(stats?.timesUs).toBeUndefined();

@@ -30,7 +30,13 @@ export const TABLE_HEADER_PER_ITER = [
 const pad = (value: string | number, width: number): string => String(value).padStart(width);
 
 /** One 2.13+ row: sizes as %12li, measurements as the strings nccl-tests would print. */
-export function row213(sizeBytes: number, time: string, algbw: string, busbw: string, wrong: string | number = 0): string {
+export function row213(
+  sizeBytes: number,
+  time: string,
+  algbw: string,
+  busbw: string,
+  wrong: string | number = 0,
+): string {
   const count = sizeBytes / 4;
   const half = `  ${pad(time, 7)}  ${pad(algbw, 6)}  ${pad(busbw, 6)}  ${pad(wrong, 6)}`;
   return `${pad(sizeBytes, 12)}  ${pad(count, 12)}  ${pad('float', 8)}  ${pad('sum', 6)}  ${pad(-1, 6)}${half}${half}`;

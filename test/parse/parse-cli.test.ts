@@ -23,7 +23,10 @@ describe('aifabric parse', () => {
   });
 
   it('exits 0 on an output that reports failures, and shows them', async () => {
-    const result = await cli('parse', join(FIXTURES, 'nccl-tests-issue37-v100-all_gather-oldformat-oob-failed.txt'));
+    const result = await cli(
+      'parse',
+      join(FIXTURES, 'nccl-tests-issue37-v100-all_gather-oldformat-oob-failed.txt'),
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/out of bounds 2 FAILED/);
   });
@@ -33,7 +36,11 @@ describe('aifabric parse', () => {
     const result = await cli('parse', file, '--json');
     expect(result.code).toBe(0);
     const envelope = JSON.parse(result.stdout);
-    expect(envelope).toMatchObject({ kind: 'parse', schemaVersion: 1, inputs: { files: [file], kind: null } });
+    expect(envelope).toMatchObject({
+      kind: 'parse',
+      schemaVersion: 1,
+      inputs: { files: [file], kind: null },
+    });
     expect(envelope.metrics.files).toHaveLength(1);
     expect(envelope.metrics.files[0]).toMatchObject({ file, kind: 'nccl-tests', warnings: [] });
     expect(envelope.metrics.tests).toHaveLength(1);
@@ -48,7 +55,9 @@ describe('aifabric parse', () => {
     const envelope = JSON.parse((await cli('parse', '--json', a, b)).stdout);
     expect(envelope.metrics.files.map((f: { file: string }) => f.file)).toEqual([a, b]);
     expect(envelope.metrics.tests).toBeUndefined();
-    expect(envelope.warnings[0]).toMatch(new RegExp(`^${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: rows without a column header`));
+    expect(envelope.warnings[0]).toMatch(
+      new RegExp(`^${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: rows without a column header`),
+    );
   });
 
   it('garbage: exit 2, not a recognised tool output, naming the line', async () => {
@@ -57,21 +66,30 @@ describe('aifabric parse', () => {
     const result = await cli('parse', file);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`aifabric: ${file}: not a recognised tool output (line 2: "lorem ipsum dolor"); known kinds: ${result.stderr.split('known kinds: ')[1]?.trim()}\n`);
+    expect(result.stderr).toBe(
+      `aifabric: ${file}: not a recognised tool output (line 2: "lorem ipsum dolor"); known kinds: ${result.stderr.split('known kinds: ')[1]?.trim()}\n`,
+    );
   });
 
   it('wrong --kind: exit 2, not a nccl-tests output (line N: ...)', async () => {
     const file = join(scratch, 'perftest.txt');
-    writeFileSync(file, '---------------------------------------------------------------------------------------\n                    RDMA_Write BW Test\n Dual-port       : OFF\n');
+    writeFileSync(
+      file,
+      '---------------------------------------------------------------------------------------\n                    RDMA_Write BW Test\n Dual-port       : OFF\n',
+    );
     const result = await cli('parse', '--kind', 'nccl-tests', file);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^aifabric: .*perftest\\.txt: not a nccl-tests output \\(line 1: -{20}`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^aifabric: .*perftest\\.txt: not a nccl-tests output \\(line 1: -{20}`),
+    );
   });
 
   it('unknown kind name, missing file: exit 2 with one line', async () => {
     const unknown = await cli('parse', '--kind', 'tcpdump', join(FIXTURES, 'SOURCES.md'));
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^aifabric: invalid value for --kind: "tcpdump" \(expected one of .*nccl-tests/);
+    expect(unknown.stderr).toMatch(
+      /^aifabric: invalid value for --kind: "tcpdump" \(expected one of .*nccl-tests/,
+    );
     const missing = await cli('parse', join(scratch, 'nope.log'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`aifabric: ${join(scratch, 'nope.log')}: cannot read (no such file)\n`);

@@ -22,7 +22,9 @@ describe('parseFiles', () => {
     const result = await parseFiles([SYSCTL, '/nonexistent/a', NCCL]);
     expect(result.metrics.files.map((file) => file.kind)).toEqual(['sysctl', 'nccl-tests']);
     expect(result.metrics.tests).toBeUndefined();
-    expect(result.metrics.failed).toEqual([{ file: '/nonexistent/a', message: '/nonexistent/a: cannot read (no such file)' }]);
+    expect(result.metrics.failed).toEqual([
+      { file: '/nonexistent/a', message: '/nonexistent/a: cannot read (no such file)' },
+    ]);
   });
 
   it('nothing readable is an InputError; an unknown --kind a UsageError', async () => {

@@ -7,9 +7,22 @@
  */
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DETECT_THRESHOLD, detectKind, findParser, NotThisKindError, rawParsers, type Parser } from '../../src/parse/index.js';
+import {
+  DETECT_THRESHOLD,
+  detectKind,
+  findParser,
+  NotThisKindError,
+  rawParsers,
+  type Parser,
+} from '../../src/parse/index.js';
 import { expectGoldenJson } from '../helpers/golden.js';
-import { expectEveryCutParses, expectNeverThrows, FIXTURES_ROOT, realOutputs, type Fixture } from './tool-output-fixtures.js';
+import {
+  expectEveryCutParses,
+  expectNeverThrows,
+  FIXTURES_ROOT,
+  realOutputs,
+  type Fixture,
+} from './tool-output-fixtures.js';
 
 const EVERY_CUT_MAX_BYTES = 1 << 20;
 
@@ -78,7 +91,10 @@ for (const raw of rawParsers) {
         for (const fixture of realOutputs(other.kind)) {
           expect(() => raw.parse(fixture.text), `${kind} read ${fixture.name}`).toThrow(NotThisKindError);
           expect(raw.detect(fixture.text), `${kind} detected ${fixture.name}`).toBeLessThan(DETECT_THRESHOLD);
-          expect(pasteReading.detect(fixture.text), `${kind} (paste-reading) detected ${fixture.name}`).toBeLessThan(DETECT_THRESHOLD);
+          expect(
+            pasteReading.detect(fixture.text),
+            `${kind} (paste-reading) detected ${fixture.name}`,
+          ).toBeLessThan(DETECT_THRESHOLD);
         }
       }
     });

@@ -32,7 +32,13 @@ describe('aifabric parse reads pastes', () => {
     expect(file.facts.gidsFound).toBe(5);
     // Line numbers are the paste's own: prompt on 1, header 2, dashes 3, first row 4.
     expect(file.facts.entries.map((entry: { line: number }) => entry.line)).toEqual([4, 5, 6, 7, 8]);
-    expect(file.facts.entries[3]).toMatchObject({ device: 'mlx5_0', index: 3, ipv4: '192.168.6.132', version: 'v2', netdev: 'mce0' });
+    expect(file.facts.entries[3]).toMatchObject({
+      device: 'mlx5_0',
+      index: 3,
+      ipv4: '192.168.6.132',
+      version: 'v2',
+      netdev: 'mce0',
+    });
     expect(file.warnings).toEqual([]);
   });
 
@@ -41,25 +47,50 @@ describe('aifabric parse reads pastes', () => {
     expect(json.code).toBe(0);
     const file = JSON.parse(json.stdout).metrics.files[0];
     expect(file.kind).toBe('rdma-link');
-    expect(file.facts.links.map((link: { device: string; line: number }) => [link.device, link.line])).toEqual([['mlx5_0', 2], ['mlx5_1', 4]]);
-    expect(file.warnings).toEqual([{ line: 3, message: '"......." marks lines left out of the paste: their facts are missing' }]);
+    expect(
+      file.facts.links.map((link: { device: string; line: number }) => [link.device, link.line]),
+    ).toEqual([
+      ['mlx5_0', 2],
+      ['mlx5_1', 4],
+    ]);
+    expect(file.warnings).toEqual([
+      { line: 3, message: '"......." marks lines left out of the paste: their facts are missing' },
+    ]);
   });
 
   it('a pdsh paste of two hosts: one result per host, named by the prefix', async () => {
-    const source = readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'rdma-link', '3fs-pr283-two-roce-links.txt'), 'utf8').trimEnd().split('\n');
+    const source = readFileSync(
+      join(REPO_ROOT, 'test', 'fixtures', 'rdma-link', '3fs-pr283-two-roce-links.txt'),
+      'utf8',
+    )
+      .trimEnd()
+      .split('\n');
     const path = join(scratch, 'pdsh-rdma.txt');
-    writeFileSync(path, `$ pdsh -w gpu-[01-02] rdma link show\n${source.flatMap((line) => [`gpu-01: ${line}`, `gpu-02: ${line}`]).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `$ pdsh -w gpu-[01-02] rdma link show\n${source.flatMap((line) => [`gpu-01: ${line}`, `gpu-02: ${line}`]).join('\n')}\n`,
+    );
     const text = await runCli(['parse', path]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toBe(`${path} (host gpu-01): rdma-link, 2 links\n${path} (host gpu-02): rdma-link, 2 links\n`);
+    expect(text.stdout).toBe(
+      `${path} (host gpu-01): rdma-link, 2 links\n${path} (host gpu-02): rdma-link, 2 links\n`,
+    );
     const files = JSON.parse((await runCli(['parse', '--json', path])).stdout).metrics.files;
     expect(files.map((file: { host: string }) => file.host)).toEqual(['gpu-01', 'gpu-02']);
   });
 
   it('CRLF, colour codes and Open MPI tags together', async () => {
-    const source = readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'show-gids', 'blog-roce-pve-mlx5-n-gids-found.txt'), 'utf8').trimEnd().split('\n');
+    const source = readFileSync(
+      join(REPO_ROOT, 'test', 'fixtures', 'show-gids', 'blog-roce-pve-mlx5-n-gids-found.txt'),
+      'utf8',
+    )
+      .trimEnd()
+      .split('\n');
     const path = join(scratch, 'crlf-ansi.txt');
-    writeFileSync(path, `${source.map((line, index) => `[1,0]<stdout>:${index === 2 ? `\u001b[31m${line}\u001b[0m` : line}`).join('\r\n')}\r\n`);
+    writeFileSync(
+      path,
+      `${source.map((line, index) => `[1,0]<stdout>:${index === 2 ? `\u001b[31m${line}\u001b[0m` : line}`).join('\r\n')}\r\n`,
+    );
     const result = await runCli(['parse', path]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${path}: show-gids, 5 entries\n`);
@@ -69,13 +100,25 @@ describe('aifabric parse reads pastes', () => {
 describe('aifabric parse: kinds check reads are registered parsers', () => {
   it('mlnx_qos and SONiC config_db are detected by content; --kind lists every kind', async () => {
     const qos = join(REPO_ROOT, 'test', 'fixtures', 'check', 'qos', 'mellanox-doc2792-mlnx_qos-pfc-0267.txt');
-    const sonic = join(REPO_ROOT, 'test', 'fixtures', 'check', 'qos', 'sonic-rest-test-qos-config-azure-lossless.json');
+    const sonic = join(
+      REPO_ROOT,
+      'test',
+      'fixtures',
+      'check',
+      'qos',
+      'sonic-rest-test-qos-config-azure-lossless.json',
+    );
     const json = JSON.parse((await runCli(['parse', '--json', qos, sonic])).stdout);
-    expect(json.metrics.files.map((file: { kind: string }) => file.kind)).toEqual(['mlnx-qos', 'sonic-config-db']);
+    expect(json.metrics.files.map((file: { kind: string }) => file.kind)).toEqual([
+      'mlnx-qos',
+      'sonic-config-db',
+    ]);
     expect(json.metrics.files[0].facts.pfcEnabled).toEqual([0, 2, 6, 7]);
     const unknown = await runCli(['parse', '--kind', 'lspci', qos]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.split('\n')[0]).toMatch(/^aifabric: invalid value for --kind: "lspci" \(expected one of .*ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace\)$/);
+    expect(unknown.stderr.split('\n')[0]).toMatch(
+      /^aifabric: invalid value for --kind: "lspci" \(expected one of .*ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace\)$/,
+    );
     const help = await runCli(['parse', '--help']);
     // The help lists every registered kind (it is written out so that --help imports no parser).
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(`(${knownKinds().join(', ')})`);
@@ -83,10 +126,17 @@ describe('aifabric parse: kinds check reads are registered parsers', () => {
 
   it('virt, dmi and cpuinfo captures', async () => {
     const root = join(REPO_ROOT, 'test', 'fixtures');
-    const files = [join(root, 'virt', 'aifabric-dev-container-docker.txt'), join(root, 'dmi', '2daygeek-virtualbox-grep-pbs.txt'), join(root, 'cpuinfo', 'aifabric-dev-vm-xeon-2cpu-hypervisor.txt')];
+    const files = [
+      join(root, 'virt', 'aifabric-dev-container-docker.txt'),
+      join(root, 'dmi', '2daygeek-virtualbox-grep-pbs.txt'),
+      join(root, 'cpuinfo', 'aifabric-dev-vm-xeon-2cpu-hypervisor.txt'),
+    ];
     const json = JSON.parse((await runCli(['parse', '--json', ...files])).stdout);
     expect(json.metrics.files.map((file: { kind: string }) => file.kind)).toEqual(['virt', 'dmi', 'cpuinfo']);
-    expect(json.metrics.files[1].facts).toMatchObject({ sysVendor: 'innotek GmbH', productName: 'VirtualBox' });
+    expect(json.metrics.files[1].facts).toMatchObject({
+      sysVendor: 'innotek GmbH',
+      productName: 'VirtualBox',
+    });
     expect(json.metrics.files[2].facts).toMatchObject({ processors: 2, hypervisorFlag: true });
   });
 });
@@ -115,12 +165,18 @@ describe('aifabric parse: inputs that would block or never end, and one bad file
     writeFileSync(bad, 'remember to reboot node07\n');
     const result = await runCli(['parse', good[0]!, bad, good[1]!]);
     expect(result.code).toBe(2);
-    expect(result.stdout).toBe(`${good[0]!}: rdma-link, 2 links\n  warning line 3: "......." marks lines left out of the paste: their facts are missing\n${good[1]!}: show-gids, 5 entries\n`);
-    expect(result.stderr.split('\n')[0]).toBe(`aifabric: ${bad}: not a recognised tool output (line 1: "remember to reboot node07"); known kinds: ${result.stderr.split('known kinds: ')[1]?.split('\n')[0] ?? ''}`);
+    expect(result.stdout).toBe(
+      `${good[0]!}: rdma-link, 2 links\n  warning line 3: "......." marks lines left out of the paste: their facts are missing\n${good[1]!}: show-gids, 5 entries\n`,
+    );
+    expect(result.stderr.split('\n')[0]).toBe(
+      `aifabric: ${bad}: not a recognised tool output (line 1: "remember to reboot node07"); known kinds: ${result.stderr.split('known kinds: ')[1]?.split('\n')[0] ?? ''}`,
+    );
     const json = await runCli(['parse', '--json', good[0]!, bad]);
     expect(json.code).toBe(2);
     const envelope = JSON.parse(json.stdout);
     expect(envelope.metrics.files).toHaveLength(1);
-    expect(envelope.metrics.failed).toEqual([{ file: bad, message: expect.stringContaining(`${bad}: not a recognised tool output`) }]);
+    expect(envelope.metrics.failed).toEqual([
+      { file: bad, message: expect.stringContaining(`${bad}: not a recognised tool output`) },
+    ]);
   });
 });

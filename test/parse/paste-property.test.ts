@@ -8,14 +8,22 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectKind, parsePasteAs, rawParsers, type ParserKind, type PasteParseResult } from '../../src/parse/index.js';
+import {
+  detectKind,
+  parsePasteAs,
+  rawParsers,
+  type ParserKind,
+  type PasteParseResult,
+} from '../../src/parse/index.js';
 import { realOutputs, type Fixture } from './tool-output-fixtures.js';
 
 interface Sample extends Fixture {
   kind: ParserKind;
 }
 
-const samples: Sample[] = rawParsers.flatMap((parser) => realOutputs(parser.kind).map((fixture) => ({ ...fixture, kind: parser.kind })));
+const samples: Sample[] = rawParsers.flatMap((parser) =>
+  realOutputs(parser.kind).map((fixture) => ({ ...fixture, kind: parser.kind })),
+);
 
 /** Facts without line numbers: a line added on top shifts them, and that is not a different fact. */
 function withoutLineNumbers(value: unknown): unknown {
@@ -52,7 +60,13 @@ type Edit =
   | { op: 'ansi'; at: number }
   | { op: 'prefix'; style: number };
 
-const PROMPTS = ['user@host:~$ cat capture.txt', '$ cat capture.txt', '# cat capture.txt', '[root@node75 ~]# cat capture.txt', '(venv) alice@gpu-01:/data$ cat capture.txt'];
+const PROMPTS = [
+  'user@host:~$ cat capture.txt',
+  '$ cat capture.txt',
+  '# cat capture.txt',
+  '[root@node75 ~]# cat capture.txt',
+  '(venv) alice@gpu-01:/data$ cat capture.txt',
+];
 const ELISIONS = ['...', '.......', '…', '[...]', '<snip>', '... (truncated)'];
 const PREFIXES: ((index: number) => string)[] = [
   () => '[1,0]<stdout>:',
@@ -67,7 +81,11 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   fc.constant({ op: 'trailing-prompt' as const }),
   fc.constant({ op: 'sudo' as const }),
   fc.record({ op: fc.constant('indent' as const), spaces: fc.integer({ min: 2, max: 24 }) }),
-  fc.record({ op: fc.constant('elision' as const), at: fc.nat(), style: fc.nat({ max: ELISIONS.length - 1 }) }),
+  fc.record({
+    op: fc.constant('elision' as const),
+    at: fc.nat(),
+    style: fc.nat({ max: ELISIONS.length - 1 }),
+  }),
   fc.constant({ op: 'crlf' as const }),
   fc.record({ op: fc.constant('ansi' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('prefix' as const), style: fc.nat({ max: PREFIXES.length - 1 }) }),
@@ -116,20 +134,28 @@ function factsOf(results: readonly PasteParseResult[]): unknown[] {
 describe('pasted real outputs read as the captures themselves', () => {
   it('has real outputs of every kind to paste', () => {
     expect(readable.length).toBeGreaterThanOrEqual(80);
-    for (const parser of rawParsers) expect(readable.some((sample) => sample.kind === parser.kind), parser.kind).toBe(true);
+    for (const parser of rawParsers)
+      expect(
+        readable.some((sample) => sample.kind === parser.kind),
+        parser.kind,
+      ).toBe(true);
   });
 
   it('every transformation of every real output: detected as its kind, the same facts', () => {
     fc.assert(
-      fc.property(fc.nat({ max: readable.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 5 }), (index, edits) => {
-        const sample = readable[index]!;
-        const pasted = applyEdits(sample.text, edits);
-        expect(detectKind(pasted)?.kind, `${sample.name} detected`).toBe(sample.kind);
-        const [expected] = readAs(sample.kind, sample.text);
-        const got = readAs(sample.kind, pasted);
-        expect(got).toHaveLength(1);
-        expect(withoutLineNumbers(got[0]!.facts), sample.name).toEqual(withoutLineNumbers(expected!.facts));
-      }),
+      fc.property(
+        fc.nat({ max: readable.length - 1 }),
+        fc.array(edit, { minLength: 1, maxLength: 5 }),
+        (index, edits) => {
+          const sample = readable[index]!;
+          const pasted = applyEdits(sample.text, edits);
+          expect(detectKind(pasted)?.kind, `${sample.name} detected`).toBe(sample.kind);
+          const [expected] = readAs(sample.kind, sample.text);
+          const got = readAs(sample.kind, pasted);
+          expect(got).toHaveLength(1);
+          expect(withoutLineNumbers(got[0]!.facts), sample.name).toEqual(withoutLineNumbers(expected!.facts));
+        },
+      ),
       { numRuns: 600, seed: 20261201 },
     );
   });
@@ -150,7 +176,9 @@ describe('pasted real outputs read as the captures themselves', () => {
       for (const single of singles) {
         const pasted = applyEdits(sample.text, [single]);
         expect(detectKind(pasted)?.kind, `${sample.name} ${single.op} detected`).toBe(sample.kind);
-        expect(factsOf(readAs(sample.kind, pasted)), `${sample.name} ${JSON.stringify(single)}`).toEqual(expected);
+        expect(factsOf(readAs(sample.kind, pasted)), `${sample.name} ${JSON.stringify(single)}`).toEqual(
+          expected,
+        );
       }
     }
   });
@@ -165,51 +193,78 @@ function lastContent(lines: readonly string[]): number {
 describe('a cut or wrapped last line: the same facts, or a warning naming it', () => {
   it('cut anywhere in the last line (no line end after it)', () => {
     fc.assert(
-      fc.property(fc.nat({ max: readable.length - 1 }), fc.double({ min: 0.05, max: 0.95, noNaN: true }), (index, at) => {
-        const sample = readable[index]!;
-        const { lines } = splitLines(sample.text);
-        const last = lastContent(lines);
-        if (last < 1) return;
-        // Keep at least one character that is not indentation or a launcher's prefix (`0: `, `[1,0]<stdout>:`):
-        // a cut to blanks leaves the line before last.
-        const lead = /^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?\s*/.exec(lines[last]!)![0].length;
-        const cutAt = Math.max(lead + 1, Math.floor(lines[last]!.length * at));
-        const pasted = [...lines.slice(0, last), lines[last]!.slice(0, cutAt)].join('\n');
-        const [expected] = readAs(sample.kind, sample.text);
-        let got: PasteParseResult[];
-        try {
-          got = readAs(sample.kind, pasted);
-        } catch {
-          return; // cut to nothing this kind recognises: refused, which is a correct answer
-        }
-        if (JSON.stringify(withoutLineNumbers(got[0]!.facts)) === JSON.stringify(withoutLineNumbers(expected!.facts))) return;
-        expect(got[0]!.warnings.some((warning) => warning.line === last + 1), `${sample.name} cut at ${cutAt}: ${JSON.stringify(got[0]!.warnings)}`).toBe(true);
-      }),
+      fc.property(
+        fc.nat({ max: readable.length - 1 }),
+        fc.double({ min: 0.05, max: 0.95, noNaN: true }),
+        (index, at) => {
+          const sample = readable[index]!;
+          const { lines } = splitLines(sample.text);
+          const last = lastContent(lines);
+          if (last < 1) return;
+          // Keep at least one character that is not indentation or a launcher's prefix (`0: `, `[1,0]<stdout>:`):
+          // a cut to blanks leaves the line before last.
+          const lead = /^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?\s*/.exec(lines[last]!)![0].length;
+          const cutAt = Math.max(lead + 1, Math.floor(lines[last]!.length * at));
+          const pasted = [...lines.slice(0, last), lines[last]!.slice(0, cutAt)].join('\n');
+          const [expected] = readAs(sample.kind, sample.text);
+          let got: PasteParseResult[];
+          try {
+            got = readAs(sample.kind, pasted);
+          } catch {
+            return; // cut to nothing this kind recognises: refused, which is a correct answer
+          }
+          if (
+            JSON.stringify(withoutLineNumbers(got[0]!.facts)) ===
+            JSON.stringify(withoutLineNumbers(expected!.facts))
+          )
+            return;
+          expect(
+            got[0]!.warnings.some((warning) => warning.line === last + 1),
+            `${sample.name} cut at ${cutAt}: ${JSON.stringify(got[0]!.warnings)}`,
+          ).toBe(true);
+        },
+      ),
       { numRuns: 400, seed: 20261202 },
     );
   });
 
   it('wrapped: the last line split in two', () => {
     fc.assert(
-      fc.property(fc.nat({ max: readable.length - 1 }), fc.double({ min: 0.05, max: 0.95, noNaN: true }), (index, at) => {
-        const sample = readable[index]!;
-        const { lines, newline } = splitLines(sample.text);
-        const last = lastContent(lines);
-        if (last < 1 || lines[last]!.trim().length < 4) return;
-        const lead = /^\s*/.exec(lines[last]!)![0].length;
-        const wrapAt = Math.max(lead + 1, Math.floor(lines[last]!.length * at));
-        const wrapped = [...lines.slice(0, last), lines[last]!.slice(0, wrapAt), lines[last]!.slice(wrapAt), ...lines.slice(last + 1)];
-        const pasted = wrapped.join('\n') + (newline ? '\n' : '');
-        const [expected] = readAs(sample.kind, sample.text);
-        let got: PasteParseResult | undefined;
-        try {
-          [got] = readAs(sample.kind, pasted);
-        } catch {
-          return; // the only line of its kind wrapped: refused, which is a correct answer
-        }
-        if (JSON.stringify(withoutLineNumbers(got!.facts)) === JSON.stringify(withoutLineNumbers(expected!.facts))) return;
-        expect(got!.warnings.some((warning) => warning.line === last + 1 || warning.line === last + 2), `${sample.name} wrapped at ${wrapAt}: ${JSON.stringify(got!.warnings)}`).toBe(true);
-      }),
+      fc.property(
+        fc.nat({ max: readable.length - 1 }),
+        fc.double({ min: 0.05, max: 0.95, noNaN: true }),
+        (index, at) => {
+          const sample = readable[index]!;
+          const { lines, newline } = splitLines(sample.text);
+          const last = lastContent(lines);
+          if (last < 1 || lines[last]!.trim().length < 4) return;
+          const lead = /^\s*/.exec(lines[last]!)![0].length;
+          const wrapAt = Math.max(lead + 1, Math.floor(lines[last]!.length * at));
+          const wrapped = [
+            ...lines.slice(0, last),
+            lines[last]!.slice(0, wrapAt),
+            lines[last]!.slice(wrapAt),
+            ...lines.slice(last + 1),
+          ];
+          const pasted = wrapped.join('\n') + (newline ? '\n' : '');
+          const [expected] = readAs(sample.kind, sample.text);
+          let got: PasteParseResult | undefined;
+          try {
+            [got] = readAs(sample.kind, pasted);
+          } catch {
+            return; // the only line of its kind wrapped: refused, which is a correct answer
+          }
+          if (
+            JSON.stringify(withoutLineNumbers(got!.facts)) ===
+            JSON.stringify(withoutLineNumbers(expected!.facts))
+          )
+            return;
+          expect(
+            got!.warnings.some((warning) => warning.line === last + 1 || warning.line === last + 2),
+            `${sample.name} wrapped at ${wrapAt}: ${JSON.stringify(got!.warnings)}`,
+          ).toBe(true);
+        },
+      ),
       { numRuns: 400, seed: 20261203 },
     );
   });
@@ -219,11 +274,16 @@ describe('several host prefixes: one result per host', () => {
   it('pdsh-style interleaved lines of two hosts give two results named by the prefix, each with the capture’s facts', () => {
     for (const sample of readable) {
       const { lines, newline } = splitLines(sample.text);
-      const pasted = lines.flatMap((line) => [`node01: ${line}`, `node02: ${line}`]).join('\n') + (newline ? '\n' : '');
+      const pasted =
+        lines.flatMap((line) => [`node01: ${line}`, `node02: ${line}`]).join('\n') + (newline ? '\n' : '');
       const expected = withoutLineNumbers(readAs(sample.kind, sample.text)[0]!.facts);
       const got = readAs(sample.kind, pasted);
-      expect(got.map((result) => result.host), sample.name).toEqual(['node01', 'node02']);
-      for (const result of got) expect(withoutLineNumbers(result.facts), `${sample.name} ${result.host}`).toEqual(expected);
+      expect(
+        got.map((result) => result.host),
+        sample.name,
+      ).toEqual(['node01', 'node02']);
+      for (const result of got)
+        expect(withoutLineNumbers(result.facts), `${sample.name} ${result.host}`).toEqual(expected);
     }
   });
 

@@ -9,7 +9,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { decodeLong, looksLikePickle, readPickle, type PickleDict, type PickleValue } from '../../src/parse/pickle.js';
+import {
+  decodeLong,
+  looksLikePickle,
+  readPickle,
+  type PickleDict,
+  type PickleValue,
+} from '../../src/parse/pickle.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'flight-recorder');
 const T0 = 1733011200123456789n;
@@ -81,7 +87,11 @@ describe('readPickle on dumps written by CPython pickle.dump', () => {
   });
 
   it('every prefix of every dump is an InputError, never another exception', () => {
-    for (const path of ['straggler-p2/nccl_trace_rank_0', 'hang-p4/nccl_trace_rank_0', 'exact-p5/nccl_trace_rank_1']) {
+    for (const path of [
+      'straggler-p2/nccl_trace_rank_0',
+      'hang-p4/nccl_trace_rank_0',
+      'exact-p5/nccl_trace_rank_1',
+    ]) {
       const buffer = fixture(path);
       for (let n = 0; n < buffer.length; n++) {
         expect(() => readPickle(buffer.subarray(0, n), path), `${path} cut at ${n}`).toThrow(InputError);
@@ -99,10 +109,14 @@ describe('readPickle opcodes', () => {
     expect(readPickle(bytes(PROTO2, 0x8a, 1, 0xff, STOP))).toBe(-1);
     expect(readPickle(bytes(PROTO2, 0x8a, 2, 0xff, 0x00, STOP))).toBe(255);
     // 2**63 - 1 and -2**63 as LONG1 of 8 bytes (what torch's pushInt writes for int64).
-    expect(readPickle(bytes(PROTO2, 0x8a, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, STOP))).toBe(2n ** 63n - 1n);
+    expect(readPickle(bytes(PROTO2, 0x8a, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, STOP))).toBe(
+      2n ** 63n - 1n,
+    );
     expect(readPickle(bytes(PROTO2, 0x8a, 8, 0, 0, 0, 0, 0, 0, 0, 0x80, STOP))).toBe(-(2n ** 63n));
     expect(readPickle(bytes(PROTO2, 0x8b, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, STOP))).toBe(2n ** 64n);
-    expect(decodeLong(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f]))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(decodeLong(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f]))).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
     expect(decodeLong(Uint8Array.from([0, 0, 0, 0, 0, 0, 0x20]))).toBe(2n ** 53n);
   });
 
@@ -120,9 +134,16 @@ describe('readPickle opcodes', () => {
 
   it('containers: MARK/LIST/DICT, APPEND(S), SETITEM(S), TUPLE1-3, sets, POP, DUP', () => {
     expect(readPickle(bytes(PROTO2, 0x28, 0x4b, 1, 0x4b, 2, 0x6c, STOP))).toEqual([1, 2]);
-    expect(readPickle(bytes(PROTO2, 0x5d, 0x4b, 1, 0x61, 0x28, 0x4b, 2, 0x4b, 3, 0x65, STOP))).toEqual([1, 2, 3]);
+    expect(readPickle(bytes(PROTO2, 0x5d, 0x4b, 1, 0x61, 0x28, 0x4b, 2, 0x4b, 3, 0x65, STOP))).toEqual([
+      1, 2, 3,
+    ]);
     const d = readPickle(bytes(PROTO2, 0x28, 0x4b, 1, 0x4b, 2, 0x64, 0x4b, 3, 0x4e, 0x73, STOP));
-    expect(d).toEqual(new Map<PickleValue, PickleValue>([[1, 2], [3, null]]));
+    expect(d).toEqual(
+      new Map<PickleValue, PickleValue>([
+        [1, 2],
+        [3, null],
+      ]),
+    );
     expect(readPickle(bytes(PROTO2, 0x88, 0x85, STOP))).toEqual([true]);
     expect(readPickle(bytes(PROTO2, 0x88, 0x89, 0x86, STOP))).toEqual([true, false]);
     expect(readPickle(bytes(PROTO2, 0x4e, 0x4e, 0x4e, 0x87, STOP))).toEqual([null, null, null]);
@@ -151,14 +172,18 @@ describe('readPickle opcodes', () => {
     expect(() => readPickle(bytes(PROTO2, 0x7d, 0x7d, 0x62, STOP))).toThrow(/opcode BUILD/);
     expect(() => readPickle(bytes(PROTO2, 0x29, 0x81, STOP))).toThrow(/opcode NEWOBJ/);
     // Python's own pickle of an OrderedDict (GLOBAL collections OrderedDict + REDUCE).
-    expect(() => readPickle(fixture('refused/nccl_trace_rank_0'), 'refused')).toThrow(/refused: pickle byte \d+: opcode GLOBAL/);
+    expect(() => readPickle(fixture('refused/nccl_trace_rank_0'), 'refused')).toThrow(
+      /refused: pickle byte \d+: opcode GLOBAL/,
+    );
   });
 
   it('malformed streams are InputErrors', () => {
     expect(() => readPickle(bytes(PROTO2))).toThrow(/without STOP/);
     expect(() => readPickle(bytes(PROTO2, STOP))).toThrow(/STOP found an empty stack/);
     expect(() => readPickle(bytes(0x80, 9, 0x4e, STOP))).toThrow(/protocol 9/);
-    expect(() => readPickle(bytes(PROTO2, 0x4b, 1, 0x61, STOP))).toThrow(/APPEND found an empty stack|not a list/);
+    expect(() => readPickle(bytes(PROTO2, 0x4b, 1, 0x61, STOP))).toThrow(
+      /APPEND found an empty stack|not a list/,
+    );
     expect(() => readPickle(bytes(PROTO2, 0x29, 0x4b, 1, 0x61, STOP))).toThrow(/not a list/);
     expect(() => readPickle(bytes(PROTO2, 0x65, STOP))).toThrow(/without a MARK/);
     expect(() => readPickle(bytes(PROTO2, 0x58, 0xff, 0xff, 0xff, 0xff, STOP))).toThrow(/runs past the end/);
@@ -188,11 +213,28 @@ describe.skipIf(!hasPython())('readPickle against python3 at test time', () => {
       '    w = {k: x for k, x in v.items() if p > 2 or k != "b"}  # protocol 2 pickles bytes through GLOBAL _codecs.encode',
       '    sys.stdout.write(pickle.dumps(w, protocol=p).hex() + "\\n")',
     ].join('\n');
-    const lines = execFileSync('python3', ['-c', script], { timeout: 20_000, encoding: 'utf8' }).trim().split('\n');
+    const lines = execFileSync('python3', ['-c', script], { timeout: 20_000, encoding: 'utf8' })
+      .trim()
+      .split('\n');
     expect(lines).toHaveLength(4);
     for (const hex of lines) {
       const value = dict(readPickle(Buffer.from(hex, 'hex')));
-      expect(value.get('i')).toEqual([0, 1, -1, 255, 256, 65535, 65536, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, 2n ** 53n, -(2n ** 63n), 2n ** 64n + 7n, 10n ** 30n]);
+      expect(value.get('i')).toEqual([
+        0,
+        1,
+        -1,
+        255,
+        256,
+        65535,
+        65536,
+        -(2 ** 31),
+        2 ** 31 - 1,
+        2 ** 31,
+        2n ** 53n,
+        -(2n ** 63n),
+        2n ** 64n + 7n,
+        10n ** 30n,
+      ]);
       expect(value.get('f')).toEqual([0.1, -2.5e-300, 1e308]);
       expect(value.get('s')).toEqual(['', 'é', 'x'.repeat(300)]);
       if (value.has('b')) expect(value.get('b')).toEqual(Uint8Array.from([0, 255]));

@@ -18,15 +18,31 @@ describe('rdma link parser: facts checked by hand against the text', () => {
 
   it('reads InfiniBand links with LID, SM LID and subnet prefix', () => {
     const { facts } = parseRdmaLink(fixtureText(KIND, 'rccl-issue1423-ib-link-down-polling.txt'));
-    expect(facts.links[0]).toMatchObject({ device: 'mlx5_7', state: 'DOWN', physicalState: 'POLLING', lid: 3403, smLid: 1, lmc: 0, subnetPrefix: 'fe80:0000:0000:0000', netdev: null });
+    expect(facts.links[0]).toMatchObject({
+      device: 'mlx5_7',
+      state: 'DOWN',
+      physicalState: 'POLLING',
+      lid: 3403,
+      smLid: 1,
+      lmc: 0,
+      subnetPrefix: 'fe80:0000:0000:0000',
+      netdev: null,
+    });
   });
 
   it('reads the -j JSON form (iproute2 field names)', () => {
     // Shape of `rdma -j link show` (iproute2 rdma/link.c prints ifindex, ifname, port, state, physical_state, netdev, netdev_index).
-    const text = '[{"ifindex":2,"ifname":"mlx5_0","port":1,"state":"ACTIVE","physical_state":"LINK_UP","netdev":"ens1f0np0","netdev_index":4}]\n';
+    const text =
+      '[{"ifindex":2,"ifname":"mlx5_0","port":1,"state":"ACTIVE","physical_state":"LINK_UP","netdev":"ens1f0np0","netdev_index":4}]\n';
     const { facts } = parseRdmaLink(text);
     expect(facts.format).toBe('json');
-    expect(facts.links[0]).toMatchObject({ device: 'mlx5_0', port: 1, state: 'ACTIVE', physicalState: 'LINK_UP', netdev: 'ens1f0np0' });
+    expect(facts.links[0]).toMatchObject({
+      device: 'mlx5_0',
+      port: 1,
+      state: 'ACTIVE',
+      physicalState: 'LINK_UP',
+      netdev: 'ens1f0np0',
+    });
   });
 
   it('warns about a line cut in the middle of a key and value', () => {
@@ -36,6 +52,8 @@ describe('rdma link parser: facts checked by hand against the text', () => {
   });
 
   it('refuses other tools’ outputs', () => {
-    expect(() => parseRdmaLink(fixtureText('show-gids', 'ucx-pr9484-bond-vxlan.txt'))).toThrow(NotThisKindError);
+    expect(() => parseRdmaLink(fixtureText('show-gids', 'ucx-pr9484-bond-vxlan.txt'))).toThrow(
+      NotThisKindError,
+    );
   });
 });

@@ -26,10 +26,10 @@ function member(name: string, data: Buffer, type = '0'): Buffer {
 export function buildTar(files: { name: string; data: Buffer }[]): Buffer {
   const parts: Buffer[] = [header('dir/', 0, '5')];
   for (const file of files) {
-    if (Buffer.byteLength(file.name) > 100) parts.push(member('././@LongLink', Buffer.from(`${file.name}\0`), 'L'));
+    if (Buffer.byteLength(file.name) > 100)
+      parts.push(member('././@LongLink', Buffer.from(`${file.name}\0`), 'L'));
     parts.push(member(file.name, file.data));
   }
   parts.push(Buffer.alloc(1024));
   return Buffer.concat(parts);
 }
-

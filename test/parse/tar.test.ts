@@ -9,7 +9,9 @@ import { looksLikeTar, tarMembers, TarFormatError } from '../../src/parse/tar.js
 import { buildTar } from './tar-fixture.js';
 
 async function read(bytes: Buffer, chunk: number): Promise<{ name: string; text: string }[]> {
-  const chunks = Array.from({ length: Math.ceil(bytes.length / chunk) }, (_, i) => bytes.subarray(i * chunk, (i + 1) * chunk));
+  const chunks = Array.from({ length: Math.ceil(bytes.length / chunk) }, (_, i) =>
+    bytes.subarray(i * chunk, (i + 1) * chunk),
+  );
   const out: { name: string; text: string }[] = [];
   for await (const entry of tarMembers(Readable.from(chunks))) {
     const parts: Buffer[] = [];

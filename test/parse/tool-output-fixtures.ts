@@ -45,7 +45,9 @@ function parseSafely(parser: Parser, text: string): void {
 
 function mutations(samples: string[]): fc.Arbitrary<string> {
   const sample = fc.constantFrom(...samples);
-  const truncated = fc.tuple(sample, fc.double({ min: 0, max: 1, noNaN: true })).map(([text, at]) => text.slice(0, Math.floor(text.length * at)));
+  const truncated = fc
+    .tuple(sample, fc.double({ min: 0, max: 1, noNaN: true }))
+    .map(([text, at]) => text.slice(0, Math.floor(text.length * at)));
   const linesShuffled = fc.tuple(sample, fc.array(fc.nat(), { maxLength: 12 })).map(([text, picks]) => {
     const lines = text.split('\n');
     // Delete, duplicate or swap lines: what two processes writing to one file, or a bad copy, do.
@@ -59,7 +61,35 @@ function mutations(samples: string[]): fc.Arbitrary<string> {
     return lines.join('\n');
   });
   const charsReplaced = fc
-    .tuple(sample, fc.array(fc.tuple(fc.nat(), fc.constantFrom('', ' ', '\t', ':', '=', '-', '0', '9', 'x', '[', ']', '{', '}', '"', ',', '\n', '\u0000', 'é')), { maxLength: 20 }))
+    .tuple(
+      sample,
+      fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.constantFrom(
+            '',
+            ' ',
+            '\t',
+            ':',
+            '=',
+            '-',
+            '0',
+            '9',
+            'x',
+            '[',
+            ']',
+            '{',
+            '}',
+            '"',
+            ',',
+            '\n',
+            '\u0000',
+            'é',
+          ),
+        ),
+        { maxLength: 20 },
+      ),
+    )
     .map(([text, edits]) => {
       let out = text;
       for (const [position, replacement] of edits) {
@@ -111,7 +141,11 @@ export function realOutputs(kind: string): Fixture[] {
   if (existsSync(folder)) {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       if (!entry.isFile() || entry.name === 'SOURCES.md' || entry.name.endsWith('.golden.json')) continue;
-      found.push({ name: `${kind}/${entry.name}`, path: join(folder, entry.name), text: readFileSync(join(folder, entry.name), 'utf8') });
+      found.push({
+        name: `${kind}/${entry.name}`,
+        path: join(folder, entry.name),
+        text: readFileSync(join(folder, entry.name), 'utf8'),
+      });
     }
   }
   for (const relativePath of EXTRA_FIXTURES[kind] ?? []) {
@@ -122,7 +156,8 @@ export function realOutputs(kind: string): Fixture[] {
   if (existsSync(shared)) {
     for (const name of readdirSync(shared)) {
       const path = join(shared, name);
-      if (statSync(path).isFile()) found.push({ name: `shared/${kind}/${name}`, path, text: readFileSync(path, 'utf8') });
+      if (statSync(path).isFile())
+        found.push({ name: `shared/${kind}/${name}`, path, text: readFileSync(path, 'utf8') });
     }
   }
   return found.sort((a, b) => a.name.localeCompare(b.name));

@@ -19,18 +19,33 @@ function iperfLauncher(n: number, slow: string): AcceptLauncher {
     if (command[0] !== 'iperf3' || command[1] !== '-c') return ok('');
     const pair = [names[host]!, byAddress.get(command[2]!)!];
     const bps = pair.includes(slow) ? 24e6 : 95e6 + 1e5 * host;
-    return ok(JSON.stringify({ end: { sum_sent: { bytes: bps / 4, retransmits: 0 }, sum_received: { bits_per_second: bps } } }));
+    return ok(
+      JSON.stringify({
+        end: { sum_sent: { bytes: bps / 4, retransmits: 0 }, sum_received: { bits_per_second: bps } },
+      }),
+    );
   });
 }
 
 describe('accept pair matrix', () => {
   it('one heat map per run and tool, the slow host low in its row, drawn and shown with the culprit', async () => {
-    const envelope = await runAcceptance(iperfLauncher(6, 'p-h3'), { portRateBps: 100e6 }, {
-      tools: ['iperf3'], stages: ['preflight', 'pairs'], pairing: 'circle', seed: 1, budgetS: 60, iperfSeconds: 1, benchCommand: ['aifabric'],
-    });
+    const envelope = await runAcceptance(
+      iperfLauncher(6, 'p-h3'),
+      { portRateBps: 100e6 },
+      {
+        tools: ['iperf3'],
+        stages: ['preflight', 'pairs'],
+        pairing: 'circle',
+        seed: 1,
+        budgetS: 60,
+        iperfSeconds: 1,
+        benchCommand: ['aifabric'],
+      },
+    );
     const charts = acceptPairCharts(toReportItems([envelope]));
     expect(charts).toHaveLength(1);
-    const cells = (charts[0]!.spec as { data: { values: { from: string; to: string; share: number }[] } }).data.values;
+    const cells = (charts[0]!.spec as { data: { values: { from: string; to: string; share: number }[] } })
+      .data.values;
     // 15 pairs, both orders.
     expect(cells).toHaveLength(30);
     for (const cell of cells) expect(cell.share < 0.3).toBe(cell.from === 'p-h3' || cell.to === 'p-h3');

@@ -21,11 +21,17 @@ const items = (...names: string[]) => toReportItems(names.flatMap(loadFixture));
 
 /** One golden per chart type, each from fixtures in the shapes the engines emit. */
 const CASES = [
-  { golden: 'busbw-curve.svg', charts: () => busbwCurveCharts(items('collective-roce', 'collective-tcp', 'bench-tcp', 'parse-nccl')) },
+  {
+    golden: 'busbw-curve.svg',
+    charts: () => busbwCurveCharts(items('collective-roce', 'collective-tcp', 'bench-tcp', 'parse-nccl')),
+  },
   { golden: 'scaling-efficiency.svg', charts: () => scalingEfficiencyCharts(items('scale')) },
   { golden: 'step-breakdown-compare.svg', charts: () => stepBreakdownCharts(items('compare')) },
   { golden: 'step-breakdown-plan.svg', charts: () => stepBreakdownCharts(items('plan')) },
-  { golden: 'incast-goodput.svg', charts: () => incastGoodputCharts(items('sim-incast-sweep', 'sim-timeline')) },
+  {
+    golden: 'incast-goodput.svg',
+    charts: () => incastGoodputCharts(items('sim-incast-sweep', 'sim-timeline')),
+  },
   { golden: 'queue-occupancy.svg', charts: () => queueOccupancyCharts(items('sim-timeline')) },
   { golden: 'pfc-pause.svg', charts: () => pfcPauseCharts(items('sim-timeline')) },
 ];
@@ -66,14 +72,21 @@ describe('chart selection by kind and shape', () => {
     expect(charts.map((chart) => chart.id)).toEqual(['busbw-all-reduce']);
     const values = (charts[0]!.spec as { data: { values: { line: string }[] } }).data.values;
     // The same fabric from a second run gets its own, told-apart line.
-    expect([...new Set(values.map((row) => row.line))]).toEqual(['roce-v2 (predicted)', 'tcp (predicted)', 'roce-v2 (predicted) (result 3)']);
+    expect([...new Set(values.map((row) => row.line))]).toEqual([
+      'roce-v2 (predicted)',
+      'tcp (predicted)',
+      'roce-v2 (predicted) (result 3)',
+    ]);
   });
 
   it('marks the RDMA pay-off point only when the scale result names one', () => {
     const [withMarker] = scalingEfficiencyCharts(items('scale'));
     expect(JSON.stringify(withMarker!.spec)).toContain('RDMA pays off from 8 nodes');
     const scale = loadFixture('scale')[0]!;
-    const none = { ...scale, metrics: { ...scale.metrics, rdmaPaysOffFromNodes: null, rdmaPaysOffStatement: undefined } };
+    const none = {
+      ...scale,
+      metrics: { ...scale.metrics, rdmaPaysOffFromNodes: null, rdmaPaysOffStatement: undefined },
+    };
     const [withoutMarker] = scalingEfficiencyCharts(toReportItems([none]));
     expect(JSON.stringify(withoutMarker!.spec)).not.toContain('RDMA pays off from');
     expect(withoutMarker!.caption).toMatch(/No node count/);
@@ -89,7 +102,14 @@ describe('chart selection by kind and shape', () => {
 
   it('draws nothing for results without the data a chart needs', () => {
     const unknown = items('unknown-kind', 'check');
-    for (const build of [busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts]) {
+    for (const build of [
+      busbwCurveCharts,
+      scalingEfficiencyCharts,
+      stepBreakdownCharts,
+      incastGoodputCharts,
+      queueOccupancyCharts,
+      pfcPauseCharts,
+    ]) {
       expect(build(unknown)).toEqual([]);
     }
   });
@@ -100,14 +120,18 @@ describe("the simulator's own output (aifabric sim examples/scenarios/incast-roc
 
   it('draws the busiest queues only, the summed pause fraction, and the incast point', () => {
     const [queue] = queueOccupancyCharts(simulated());
-    const queues = new Set((queue!.spec as { data: { values: { queue: string }[] } }).data.values.map((row) => row.queue));
+    const queues = new Set(
+      (queue!.spec as { data: { values: { queue: string }[] } }).data.values.map((row) => row.queue),
+    );
     expect(queues.size).toBeGreaterThan(0);
     expect(queues.size).toBeLessThanOrEqual(8);
     expect(queues.has('queue sw0->h0')).toBe(true);
     expect(queue!.caption).toMatch(/queues not drawn/);
 
     const [pause] = pfcPauseCharts(simulated());
-    const series = new Set((pause!.spec as { data: { values: { series: string }[] } }).data.values.map((row) => row.series));
+    const series = new Set(
+      (pause!.spec as { data: { values: { series: string }[] } }).data.values.map((row) => row.series),
+    );
     expect([...series]).toEqual([expect.stringMatching(/^ports paused \(sum over \d+ ports\)$/)]);
 
     const [incast] = incastGoodputCharts(simulated());
@@ -119,11 +143,21 @@ describe("the simulator's own output (aifabric sim examples/scenarios/incast-roc
 describe('busbw curves from what the engines really emit', () => {
   it('reads `aifabric bench tcp --json` (kind bench.tcp) and `aifabric parse --json` of a captured log', () => {
     const bench = bandwidthCurves(loadFixture('bench-tcp-engine')[0]!);
-    expect(bench).toEqual([expect.objectContaining({ op: 'all_reduce', name: 'kernel TCP, 2 ranks', source: 'measured' })]);
-    expect(bench[0]!.points.map((point) => point.sizeBytes)).toEqual([1024, 4096, 16384, 65536, 262144, 1048576]);
+    expect(bench).toEqual([
+      expect.objectContaining({ op: 'all_reduce', name: 'kernel TCP, 2 ranks', source: 'measured' }),
+    ]);
+    expect(bench[0]!.points.map((point) => point.sizeBytes)).toEqual([
+      1024, 4096, 16384, 65536, 262144, 1048576,
+    ]);
     // The capture does not name its collective; the file name does.
     const parsed = bandwidthCurves(loadFixture('parse-engine-aws')[0]!);
-    expect(parsed).toEqual([expect.objectContaining({ op: 'all_reduce', name: 'aws-p5-h100-efa-all_reduce-mpi-prefixed.log', source: 'measured' })]);
+    expect(parsed).toEqual([
+      expect.objectContaining({
+        op: 'all_reduce',
+        name: 'aws-p5-h100-efa-all_reduce-mpi-prefixed.log',
+        source: 'measured',
+      }),
+    ]);
     // Out-of-place busbw, as nccl-tests' summary uses: its peak is 483.05 (in-place peaks at 483.35).
     expect(Math.max(...parsed[0]!.points.map((point) => point.busbwGBps))).toBeCloseTo(483.05, 2);
   });

@@ -6,7 +6,8 @@ import type { ResultEnvelope } from '../../src/core/envelope.js';
 export const FIXTURE_DIR = join(import.meta.dirname, 'fixtures');
 
 export function loadFixture(name: string): ResultEnvelope[] {
-  const parsed = JSON.parse(readFileSync(join(FIXTURE_DIR, `${name}.json`), 'utf8')) as ResultEnvelope | ResultEnvelope[];
+  const parsed = JSON.parse(readFileSync(join(FIXTURE_DIR, `${name}.json`), 'utf8')) as
+    ResultEnvelope | ResultEnvelope[];
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 

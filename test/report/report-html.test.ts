@@ -9,13 +9,26 @@ import { CHROMIUM_LAUNCH, TEST_OUTPUT } from './browser.js';
 import { loadAllFixtures, loadFixture } from './fixtures.js';
 
 /** What would make the file depend on anything beside itself. */
-const EXTERNAL_REFERENCES = [/<script/i, /<link/i, /<img/i, /<iframe/i, /\ssrc\s*=/i, /@import/i, /url\(/i, /@font-face/i, /xlink:href\s*=\s*"(?!#)/i];
+const EXTERNAL_REFERENCES = [
+  /<script/i,
+  /<link/i,
+  /<img/i,
+  /<iframe/i,
+  /\ssrc\s*=/i,
+  /@import/i,
+  /url\(/i,
+  /@font-face/i,
+  /xlink:href\s*=\s*"(?!#)/i,
+];
 
 describe('renderReport', () => {
   let html = '';
   let charts = 0;
   beforeAll(async () => {
-    ({ html, charts } = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null }));
+    ({ html, charts } = await renderReport(loadAllFixtures(), {
+      title: 'Fixture report',
+      generatedAt: null,
+    }));
   });
 
   it('is one self-contained document: no scripts, stylesheets, images or fonts from anywhere', () => {
@@ -38,7 +51,9 @@ describe('renderReport', () => {
       'pfc-result-11',
       'pfc-result-22',
     ]);
-    expect((html.match(/<figure class="chart"[^>]*>\s*<figcaption>[\s\S]*?<\/figcaption>\s*<svg/g) ?? []).length).toBe(ids.length);
+    expect(
+      (html.match(/<figure class="chart"[^>]*>\s*<figcaption>[\s\S]*?<\/figcaption>\s*<svg/g) ?? []).length,
+    ).toBe(ids.length);
   });
 
   it('shows findings worst first and escapes what results contain', () => {
@@ -48,7 +63,9 @@ describe('renderReport', () => {
   });
 
   it('renders a kind it has never heard of as tables, without a chart', async () => {
-    const { html: unknown, charts: unknownCharts } = await renderReport(loadFixture('unknown-kind'), { generatedAt: null });
+    const { html: unknown, charts: unknownCharts } = await renderReport(loadFixture('unknown-kind'), {
+      generatedAt: null,
+    });
     expect(unknownCharts).toBe(0);
     expect(unknown).not.toContain('<figure');
     expect(unknown).toContain('weird.nested.value');
@@ -57,27 +74,75 @@ describe('renderReport', () => {
   });
 
   it('is reproducible when no generation time is asked for', async () => {
-    const { html: again } = await renderReport(loadAllFixtures(), { title: 'Fixture report', generatedAt: null });
+    const { html: again } = await renderReport(loadAllFixtures(), {
+      title: 'Fixture report',
+      generatedAt: null,
+    });
     expect(again).toBe(html);
   });
 
   it('never throws, whatever shape the results have', async () => {
-    const kinds = fc.constantFrom('collective', 'bench-tcp', 'parse', 'scale', 'compare', 'plan', 'sim', 'check', 'mystery');
-    const garbage = fc.oneof(fc.jsonValue(), fc.array(fc.dictionary(fc.constantFrom('sizeBytes', 'busbwGBps', 'name', 'points', 'timeUs', 'queueBytes', 'senders', 'goodputGbps', 'fabric', 'rows', 'severity'), fc.jsonValue())));
+    const kinds = fc.constantFrom(
+      'collective',
+      'bench-tcp',
+      'parse',
+      'scale',
+      'compare',
+      'plan',
+      'sim',
+      'check',
+      'mystery',
+    );
+    const garbage = fc.oneof(
+      fc.jsonValue(),
+      fc.array(
+        fc.dictionary(
+          fc.constantFrom(
+            'sizeBytes',
+            'busbwGBps',
+            'name',
+            'points',
+            'timeUs',
+            'queueBytes',
+            'senders',
+            'goodputGbps',
+            'fabric',
+            'rows',
+            'severity',
+          ),
+          fc.jsonValue(),
+        ),
+      ),
+    );
     const envelope = fc.record({
       kind: kinds,
       schemaVersion: fc.constant(1),
       tool: fc.constant({ name: 'aifabric', version: '0.1.0' }),
       createdAt: fc.constant('2026-11-30T09:00:00.000Z'),
-      inputs: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.record({ op: fc.string(), fabric: fc.jsonValue(), workload: fc.record({ kind: fc.constant('incast'), senders: fc.jsonValue() }) })),
-      metrics: fc.oneof(fc.dictionary(fc.constantFrom('rows', 'files', 'fabrics', 'goodputGbps', 'rdmaPaysOffFromNodes', 'stepTimeMs'), garbage), garbage),
+      inputs: fc.oneof(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.record({
+          op: fc.string(),
+          fabric: fc.jsonValue(),
+          workload: fc.record({ kind: fc.constant('incast'), senders: fc.jsonValue() }),
+        }),
+      ),
+      metrics: fc.oneof(
+        fc.dictionary(
+          fc.constantFrom('rows', 'files', 'fabrics', 'goodputGbps', 'rdmaPaysOffFromNodes', 'stepTimeMs'),
+          garbage,
+        ),
+        garbage,
+      ),
       series: fc.option(garbage, { nil: undefined }),
       findings: fc.option(garbage, { nil: undefined }),
       warnings: fc.option(garbage, { nil: undefined }),
     });
     await fc.assert(
       fc.asyncProperty(fc.array(envelope, { maxLength: 3 }), async (envelopes) => {
-        const { html: page } = await renderReport(envelopes as unknown as ResultEnvelope[], { generatedAt: null });
+        const { html: page } = await renderReport(envelopes as unknown as ResultEnvelope[], {
+          generatedAt: null,
+        });
         expect(page).toContain('</html>');
       }),
       { numRuns: 100 },
@@ -102,7 +167,8 @@ describe('the report in headless Chromium', () => {
     const problems: string[] = [];
     const requests: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     page.on('request', (request) => requests.push(request.url()));
@@ -111,7 +177,11 @@ describe('the report in headless Chromium', () => {
     const boxes = await page.$$eval('figure.chart svg', (svgs) =>
       svgs.map((svg) => {
         const box = svg.getBoundingClientRect();
-        return { width: box.width, height: box.height, marks: svg.querySelectorAll('path, rect, line, text').length };
+        return {
+          width: box.width,
+          height: box.height,
+          marks: svg.querySelectorAll('path, rect, line, text').length,
+        };
       }),
     );
     expect(boxes).toHaveLength(9);
@@ -122,10 +192,12 @@ describe('the report in headless Chromium', () => {
     }
     // Each chart's plotted lines or bars, not only its frame, have a size on screen.
     const plotted = await page.$$eval('figure.chart svg', (svgs) =>
-      svgs.map((svg) => [...svg.querySelectorAll('.mark-line path, .mark-rect path, .mark-area path')].some((mark) => {
-        const box = (mark as unknown as { getBBox(): { width: number; height: number } }).getBBox();
-        return box.width > 0 && box.height > 0;
-      })),
+      svgs.map((svg) =>
+        [...svg.querySelectorAll('.mark-line path, .mark-rect path, .mark-area path')].some((mark) => {
+          const box = (mark as unknown as { getBBox(): { width: number; height: number } }).getBBox();
+          return box.width > 0 && box.height > 0;
+        }),
+      ),
     );
     expect(plotted).toEqual(boxes.map(() => true));
     expect(await page.locator('table.findings tbody tr').count()).toBe(4);

@@ -44,19 +44,34 @@ function row(seq: number, op: string, startsUs: number[], dursUs: number[]): Tra
 }
 
 /** Three ranks, three collectives; rank 2 arrives last at every one (by 30, 50 and 10 us). */
-function traceEnvelope(collectives: TraceCollectiveRow[] = [
-  row(0, 'all_reduce', [100, 110, 140], [70, 60, 30]),
-  row(1, 'sendrecv', [300, 300, 350], [80, 80, 30]),
-  row(2, 'all_reduce', [500, 505, 510], [40, 35, 30]),
-]): ResultEnvelope<TraceMetrics> {
+function traceEnvelope(
+  collectives: TraceCollectiveRow[] = [
+    row(0, 'all_reduce', [100, 110, 140], [70, 60, 30]),
+    row(1, 'sendrecv', [300, 300, 350], [80, 80, 30]),
+    row(2, 'all_reduce', [500, 505, 510], [40, 35, 30]),
+  ],
+): ResultEnvelope<TraceMetrics> {
   return {
     kind: 'trace',
     schemaVersion: 1,
     tool: { name: 'aifabric', version: '0.0.0-test' },
     createdAt: '2026-01-01T00:00:00.000Z',
-    inputs: { paths: ['/traces/job-a.tar.gz'], steps: { from: 1, to: 1 }, fabric: 'roce-400g', gpu: 'h100-sxm' },
+    inputs: {
+      paths: ['/traces/job-a.tar.gz'],
+      steps: { from: 1, to: 1 },
+      fabric: 'roce-400g',
+      gpu: 'h100-sxm',
+    },
     metrics: {
-      ranks: [0, 1, 2].map((rank) => ({ rank, file: `rank-${rank}.json`, format: 'kineto' as const, host: 'node0', device: null, hasGpu: true, collectives: collectives.length })),
+      ranks: [0, 1, 2].map((rank) => ({
+        rank,
+        file: `rank-${rank}.json`,
+        format: 'kineto' as const,
+        host: 'node0',
+        device: null,
+        hasGpu: true,
+        collectives: collectives.length,
+      })),
       worldSize: 3,
       nodes: 1,
       gpusPerNode: 3,
@@ -66,7 +81,9 @@ function traceEnvelope(collectives: TraceCollectiveRow[] = [
       iterations: [],
       stragglers: [{ rank: 2, lastCount: 3, lostUs: 30 + 40 + 50 + 50 + 10 + 5, cause: 'compute' }],
     },
-    findings: [{ severity: 'warn', ruleId: 'trace.straggler', message: 'rank 2 arrived last at 3 of 3 collectives' }],
+    findings: [
+      { severity: 'warn', ruleId: 'trace.straggler', message: 'rank 2 arrived last at 3 of 3 collectives' },
+    ],
   };
 }
 
@@ -78,14 +95,27 @@ describe('the trace timeline', () => {
     expect(charts.map((chart) => chart.id)).toEqual(['trace-timeline-result-1']);
     const values = (charts[0]!.spec as unknown as Values).data.values;
     expect(values).toHaveLength(9);
-    expect(values[0]).toEqual({ rank: 0, op: 'all_reduce', collective: 'default#0', startUs: 0, endUs: 70, waitUs: 40 });
-    expect(values.find((value) => value.rank === 2 && value.collective === 'default#1')).toMatchObject({ startUs: 250, endUs: 280, waitUs: 0 });
+    expect(values[0]).toEqual({
+      rank: 0,
+      op: 'all_reduce',
+      collective: 'default#0',
+      startUs: 0,
+      endUs: 70,
+      waitUs: 40,
+    });
+    expect(values.find((value) => value.rank === 2 && value.collective === 'default#1')).toMatchObject({
+      startUs: 250,
+      endUs: 280,
+      waitUs: 0,
+    });
     expect(JSON.stringify((charts[0]!.spec as { encoding?: unknown }).encoding)).toContain('"field":"op"');
   });
 
   it('is left out when the result carries no per-rank starts', () => {
     // A result saved before the engine wrote per-rank starts.
-    const withoutStarts = traceEnvelope().metrics.collectives.map(({ startsUs: _s, dursUs: _d, ...rest }) => rest) as unknown as TraceCollectiveRow[];
+    const withoutStarts = traceEnvelope().metrics.collectives.map(
+      ({ startsUs: _s, dursUs: _d, ...rest }) => rest,
+    ) as unknown as TraceCollectiveRow[];
     expect(traceTimelineCharts(toReportItems([traceEnvelope(withoutStarts)]))).toEqual([]);
     // The heat map needs only the waits.
     expect(traceWaitCharts(toReportItems([traceEnvelope(withoutStarts)]))).toHaveLength(1);
@@ -102,19 +132,29 @@ describe('the wait heat map', () => {
     const [chart] = traceWaitCharts(toReportItems([traceEnvelope()]));
     const values = (chart!.spec as unknown as Values).data.values;
     expect(values.map((value) => [value.index, value.rank, value.waitUs])).toEqual([
-      [0, 0, 40], [0, 1, 30], [0, 2, 0],
-      [1, 0, 50], [1, 1, 50], [1, 2, 0],
-      [2, 0, 10], [2, 1, 5], [2, 2, 0],
+      [0, 0, 40],
+      [0, 1, 30],
+      [0, 2, 0],
+      [1, 0, 50],
+      [1, 1, 50],
+      [1, 2, 0],
+      [2, 0, 10],
+      [2, 1, 5],
+      [2, 2, 0],
     ]);
     expect(JSON.stringify((chart!.spec as { encoding?: unknown }).encoding)).toContain('"field":"waitUs"');
   });
 
   it(`draws at most ${MAX_HEATMAP_COLLECTIVES} collectives and says how many there were`, () => {
-    const many = Array.from({ length: MAX_HEATMAP_COLLECTIVES + 50 }, (_, seq) => row(seq, 'all_reduce', [seq * 100, seq * 100 + 1, seq * 100 + 2], [10, 9, 8]));
+    const many = Array.from({ length: MAX_HEATMAP_COLLECTIVES + 50 }, (_, seq) =>
+      row(seq, 'all_reduce', [seq * 100, seq * 100 + 1, seq * 100 + 2], [10, 9, 8]),
+    );
     const [chart] = traceWaitCharts(toReportItems([traceEnvelope(many)]));
     const values = (chart!.spec as unknown as Values).data.values;
     expect(new Set(values.map((value) => value.index)).size).toBe(MAX_HEATMAP_COLLECTIVES);
-    expect(chart!.caption).toContain(`The first ${MAX_HEATMAP_COLLECTIVES} collectives of ${MAX_HEATMAP_COLLECTIVES + 50} drawn.`);
+    expect(chart!.caption).toContain(
+      `The first ${MAX_HEATMAP_COLLECTIVES} collectives of ${MAX_HEATMAP_COLLECTIVES + 50} drawn.`,
+    );
   });
 
   it('matches its golden', async () => {
@@ -125,11 +165,18 @@ describe('the wait heat map', () => {
   it('draws nothing for other kinds or a trace without collectives', () => {
     const empty = traceEnvelope([]);
     const plan = { ...traceEnvelope(), kind: 'plan' };
-    for (const build of [traceTimelineCharts, traceWaitCharts]) expect(build(toReportItems([empty, plan]))).toEqual([]);
+    for (const build of [traceTimelineCharts, traceWaitCharts])
+      expect(build(toReportItems([empty, plan]))).toEqual([]);
   });
 
   it('survives a hand-edited envelope with wrong types in place of numbers', () => {
-    const broken = traceEnvelope([{ ...row(0, 'all_reduce', [1, 2, 3], [5, 5, 5]), waitUs: ['x', null, 2] as unknown as number[], ranksSeen: 'all' as unknown as number[] }]);
+    const broken = traceEnvelope([
+      {
+        ...row(0, 'all_reduce', [1, 2, 3], [5, 5, 5]),
+        waitUs: ['x', null, 2] as unknown as number[],
+        ranksSeen: 'all' as unknown as number[],
+      },
+    ]);
     expect(() => traceWaitCharts(toReportItems([broken]))).not.toThrow();
   });
 });
@@ -137,7 +184,9 @@ describe('the wait heat map', () => {
 describe('a report of a trace result', () => {
   it('holds both charts, the straggler finding and a run label naming ranks, steps, fabric and paths', async () => {
     const envelope = traceEnvelope();
-    expect(describeRun(envelope as unknown as Record<string, unknown>)).toBe('3 ranks steps=1 fabric=roce-400g paths=job-a.tar.gz');
+    expect(describeRun(envelope as unknown as Record<string, unknown>)).toBe(
+      '3 ranks steps=1 fabric=roce-400g paths=job-a.tar.gz',
+    );
     const { html } = await renderReport([envelope], { generatedAt: null });
     expect(html).toContain('id="trace-timeline-result-1"');
     expect(html).toContain('id="trace-waits-result-1"');
@@ -148,7 +197,17 @@ describe('a report of a trace result', () => {
 });
 
 describe('a report of the real 8-rank DLRM trace (facebookresearch/param @ 1e115ff et_replay/tests/inputs/dlrm_kineto.tar.gz)', () => {
-  const DLRM = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'traces', 'param', 'dlrm_kineto.tar.gz');
+  const DLRM = join(
+    import.meta.dirname,
+    '..',
+    '..',
+    '..',
+    'shared',
+    'data',
+    'traces',
+    'param',
+    'dlrm_kineto.tar.gz',
+  );
 
   it("draws the engine's waits cell for cell: 8 ranks x 8 collectives", async () => {
     const envelope = analyseTrace(await readTraceFiles([DLRM]), { inputs: { paths: [DLRM], steps: null } });
@@ -157,7 +216,9 @@ describe('a report of the real 8-rank DLRM trace (facebookresearch/param @ 1e115
     expect(values).toHaveLength(64);
     envelope.metrics.collectives.forEach((collective, index) => {
       collective.ranksSeen.forEach((rank, position) => {
-        expect(values.find((value) => value.index === index && value.rank === rank)?.waitUs).toBe(collective.waitUs[position]);
+        expect(values.find((value) => value.index === index && value.rank === rank)?.waitUs).toBe(
+          collective.waitUs[position],
+        );
       });
     });
     const { html } = await renderReport([envelope], { generatedAt: null });

@@ -13,7 +13,8 @@ describe('dashboard over a store with both kind spellings and one corrupt row', 
 
   beforeAll(async () => {
     const db = tempDbPath();
-    for (const name of ['bench-tcp-engine', 'bench-tcp', 'plan', 'collective-roce']) saveResult(db, loadFixture(name)[0]!);
+    for (const name of ['bench-tcp-engine', 'bench-tcp', 'plan', 'collective-roce'])
+      saveResult(db, loadFixture(name)[0]!);
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
     const raw = new Database(db);
     raw.prepare('UPDATE runs SET envelope = ? WHERE id = 3').run('not json');
@@ -28,7 +29,10 @@ describe('dashboard over a store with both kind spellings and one corrupt row', 
   it('/api/runs?kind=bench-tcp lists the bench.tcp run too', async () => {
     const response = await fetch(`${dashboard.url}api/runs?kind=bench-tcp`);
     const body = (await response.json()) as { runs: { id: number; kind: string }[] };
-    expect(body.runs.map((run) => [run.id, run.kind])).toEqual([[2, 'bench-tcp'], [1, 'bench.tcp']]);
+    expect(body.runs.map((run) => [run.id, run.kind])).toEqual([
+      [2, 'bench-tcp'],
+      [1, 'bench.tcp'],
+    ]);
   });
 
   it('the corrupt run is a 400 naming it; the list and the other runs still render', async () => {

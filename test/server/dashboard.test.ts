@@ -18,7 +18,12 @@ interface RawResponse {
 }
 
 /** A request with the target sent byte for byte: fetch() would normalise `/../` away before sending. */
-function rawRequest(port: number, method: string, target: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path: target, headers }, (res) => {
       let body = '';
@@ -32,7 +37,8 @@ function rawRequest(port: number, method: string, target: string, headers: Recor
 
 function nonLoopbackIPv4(): string | undefined {
   for (const addresses of Object.values(networkInterfaces())) {
-    for (const address of addresses ?? []) if (address.family === 'IPv4' && !address.internal) return address.address;
+    for (const address of addresses ?? [])
+      if (address.family === 'IPv4' && !address.internal) return address.address;
   }
   return undefined;
 }
@@ -64,7 +70,8 @@ describe('the dashboard server', () => {
     // Two collectives of one fabric, the second slower at 1M: the diff page has something to say.
     const baseline = loadFixture('collective-roce')[0]!;
     const slower = structuredClone(baseline);
-    for (const row of (slower.metrics as { rows: { sizeBytes: number; busbwGBps: number }[] }).rows) if (row.sizeBytes === 1048576) row.busbwGBps *= 0.8;
+    for (const row of (slower.metrics as { rows: { sizeBytes: number; busbwGBps: number }[] }).rows)
+      if (row.sizeBytes === 1048576) row.busbwGBps *= 0.8;
     saveResult(db, baseline);
     saveResult(db, slower);
     dashboard = await startDashboard({ dbPath: db, port: 0 });
@@ -86,7 +93,17 @@ describe('the dashboard server', () => {
   });
 
   it('refuses paths that climb out of the app, plain or encoded', async () => {
-    for (const target of ['/../../etc/passwd', '/runs/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/runs/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd', '/%252e%252e/%252e%252e/etc/passwd', '/..%5c..%5cetc%5cpasswd', '/runs/..', '/%2e%2e', '/%E0%A4%A']) {
+    for (const target of [
+      '/../../etc/passwd',
+      '/runs/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/runs/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+      '/%252e%252e/%252e%252e/etc/passwd',
+      '/..%5c..%5cetc%5cpasswd',
+      '/runs/..',
+      '/%2e%2e',
+      '/%E0%A4%A',
+    ]) {
       const response = await rawRequest(port, 'GET', target);
       expect(response.status, target).toBe(400);
       expect(response.body).not.toContain('root:');
@@ -126,7 +143,8 @@ describe('the dashboard server', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(error.message));
 
@@ -134,7 +152,10 @@ describe('the dashboard server', () => {
     expect(await page.locator('table.runs tbody tr').count()).toBe(fixtures.length + 2);
 
     const scaleId = fixtures.findIndex((envelope) => envelope.kind === 'scale') + 1;
-    await Promise.all([page.waitForURL(new RegExp(`/runs/${scaleId}$`), { waitUntil: 'load' }), page.click(`a[href="/runs/${scaleId}"]`)]);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/runs/${scaleId}$`), { waitUntil: 'load' }),
+      page.click(`a[href="/runs/${scaleId}"]`),
+    ]);
     expect(await page.title()).toBe(`#${scaleId} · scale`);
     const chart = await page.locator('figure.chart svg').first().boundingBox();
     expect(chart?.width).toBeGreaterThan(100);
@@ -144,7 +165,10 @@ describe('the dashboard server', () => {
     await page.goto(dashboard.url);
     await page.check(`input[name="a"][value="${last - 1}"]`);
     await page.check(`input[name="b"][value="${last}"]`);
-    await Promise.all([page.waitForURL(/\/diff\?/, { waitUntil: 'load' }), page.click('button[type="submit"]')]);
+    await Promise.all([
+      page.waitForURL(/\/diff\?/, { waitUntil: 'load' }),
+      page.click('button[type="submit"]'),
+    ]);
     await expect.poll(() => page.locator('p.regression').textContent()).toContain('1M');
     expect(await page.locator('figure.chart svg').count()).toBeGreaterThan(0);
     mkdirSync(TEST_OUTPUT, { recursive: true });
@@ -156,11 +180,34 @@ describe('the dashboard server', () => {
 
 describe('isUnsafePath', () => {
   it('lets ordinary app paths through, dots in queries and names included', () => {
-    for (const path of ['/', '/runs/12', '/diff?a=1&b=2', '/?kind=a..b', '/api/runs', '/runs/12?x=%2e%2e', '/file.v2..json']) expect(isUnsafePath(path), path).toBe(false);
+    for (const path of [
+      '/',
+      '/runs/12',
+      '/diff?a=1&b=2',
+      '/?kind=a..b',
+      '/api/runs',
+      '/runs/12?x=%2e%2e',
+      '/file.v2..json',
+    ])
+      expect(isUnsafePath(path), path).toBe(false);
   });
 
   it('catches climbing segments however they are written', () => {
-    for (const path of ['/..', '/../x', '/a/../../x', '/%2e%2e/x', '/%2E%2e%2Fx', '/.%2e/x', '/%252e%252e/x', '/%25252e%25252e/x', '/a%5c..%5cb', '/a\\b', '/a%00b', '/%zz', 'http://host/../x']) {
+    for (const path of [
+      '/..',
+      '/../x',
+      '/a/../../x',
+      '/%2e%2e/x',
+      '/%2E%2e%2Fx',
+      '/.%2e/x',
+      '/%252e%252e/x',
+      '/%25252e%25252e/x',
+      '/a%5c..%5cb',
+      '/a\\b',
+      '/a%00b',
+      '/%zz',
+      'http://host/../x',
+    ]) {
       expect(isUnsafePath(path), path).toBe(true);
     }
   });

@@ -19,7 +19,12 @@ function make(headroom: number, xoffAlpha: number, sharing: 'static' | 'dynamic'
       sharing,
       dtAlpha: 1,
       ecn: { kminBytes: 10_000, kmaxBytes: 50_000, pmax: 0.2 },
-      pfc: { headroomBytes, responseDelayPs: new Float64Array(topology.links.length), xoffAlpha, resumeOffsetBytes: 2000 },
+      pfc: {
+        headroomBytes,
+        responseDelayPs: new Float64Array(topology.links.length),
+        xoffAlpha,
+        resumeOffsetBytes: 2000,
+      },
       mtuWireBytes: 1000,
     },
     (ingress, on) => pauses.push([ingress, on]),
@@ -48,7 +53,10 @@ describe('SwitchBuffers', () => {
     expect(pauses).toHaveLength(1);
     buffers.release(SWITCH, CLS_LOSSLESS, INGRESS, 1000);
     buffers.release(SWITCH, CLS_LOSSLESS, INGRESS, 1000);
-    expect(pauses).toEqual([[INGRESS, true], [INGRESS, false]]);
+    expect(pauses).toEqual([
+      [INGRESS, true],
+      [INGRESS, false],
+    ]);
   });
 
   it('dynamic threshold: a lossy queue may hold alpha x the free buffer', () => {

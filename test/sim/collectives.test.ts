@@ -18,7 +18,14 @@ describe('ring all_reduce against the alpha-beta model', () => {
       const n = 8;
       const size = 32 * 1024 * 1024;
       const { run, topology } = simulate({
-        topology: { kind: 'leaf-spine', hosts: n, hostsPerLeaf: 4, spines: 2, linkRate: '100Gbps', linkDelay: '1us' },
+        topology: {
+          kind: 'leaf-spine',
+          hosts: n,
+          hostsPerLeaf: 4,
+          spines: 2,
+          linkRate: '100Gbps',
+          linkDelay: '1us',
+        },
         switch: { buffer: '1MiB', ...(transport === 'roce' ? { pfc: {} } : {}) },
         transport: { kind: transport, tcp: { cc: 'cubic', ackEvery: 2 } },
         workloads: [{ kind: 'allreduce', size, iterations: 1 }],

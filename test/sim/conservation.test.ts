@@ -31,7 +31,14 @@ describe('conservation over random scenarios', () => {
           const link = { linkRate: '25Gbps', linkDelay: '500ns' };
           const topology = {
             star: { kind: 'star', hosts: 6, ...link },
-            'leaf-spine': { kind: 'leaf-spine', hosts: 6, hostsPerLeaf: 3, spines: 2, oversubscription: 3, ...link },
+            'leaf-spine': {
+              kind: 'leaf-spine',
+              hosts: 6,
+              hostsPerLeaf: 3,
+              spines: 2,
+              oversubscription: 3,
+              ...link,
+            },
             rail: { kind: 'rail', servers: 3, gpusPerServer: 2, spines: 1, ...link },
             'fat-tree': { kind: 'fat-tree', k: 4, ...link },
           }[p.topology];
@@ -52,7 +59,11 @@ describe('conservation over random scenarios', () => {
                 ecn: { kmin: '5KB', kmax: '50KB', pmax: 0.2 },
                 ...(p.pfc ? { pfc: {} } : {}),
               },
-              transport: { kind: p.transport, tcp: { cc: p.cc, rack: p.rack, quickAcks: p.quickAcks, minRto: '1ms', ackEvery: p.ackEvery }, roce: { mtu: 1024 } },
+              transport: {
+                kind: p.transport,
+                tcp: { cc: p.cc, rack: p.rack, quickAcks: p.quickAcks, minRto: '1ms', ackEvery: p.ackEvery },
+                roce: { mtu: 1024 },
+              },
               workloads: [workload],
               sim: { maxTime: '30s' },
             },

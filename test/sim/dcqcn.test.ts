@@ -13,13 +13,21 @@ const KMAX = 200_000;
 function fairness(flows: number, seed: number) {
   // About 200 ms of a shared 100 Gb/s port: the first 30 ms are for settling after the start
   // burst; rates are averaged over the rest (DCQCN's random marking makes rates drift for tens of ms).
-  const sizeBytes = Math.round((100e9 / 8) * 0.2 / flows);
-  const { run, topology } = simulate({
-    topology: { kind: 'star', hosts: flows + 1, linkRate: '100Gbps', linkDelay: '1us' },
-    switch: { buffer: '4MiB', ecn: { kmin: KMIN, kmax: KMAX, pmax: 0.01 }, pfc: {} },
-    transport: { kind: 'roce' },
-    workloads: Array.from({ length: flows }, (_, i) => ({ kind: 'flow', src: i + 1, dst: 0, size: sizeBytes })),
-  }, seed);
+  const sizeBytes = Math.round(((100e9 / 8) * 0.2) / flows);
+  const { run, topology } = simulate(
+    {
+      topology: { kind: 'star', hosts: flows + 1, linkRate: '100Gbps', linkDelay: '1us' },
+      switch: { buffer: '4MiB', ecn: { kmin: KMIN, kmax: KMAX, pmax: 0.01 }, pfc: {} },
+      transport: { kind: 'roce' },
+      workloads: Array.from({ length: flows }, (_, i) => ({
+        kind: 'flow',
+        src: i + 1,
+        dst: 0,
+        size: sizeBytes,
+      })),
+    },
+    seed,
+  );
   expect(run.status).toBe('done');
   const firstFinish = Math.min(...run.sim.connections.map((c) => c.lastDeliveryPs));
   const from = 30e9; // 30 ms in ps
@@ -42,7 +50,12 @@ function fairness(flows: number, seed: number) {
 }
 
 describe('DCQCN fairness', () => {
-  for (const [flows, seed] of [[2, 1], [4, 1], [8, 1], [8, 3]] as const) {
+  for (const [flows, seed] of [
+    [2, 1],
+    [4, 1],
+    [8, 1],
+    [8, 3],
+  ] as const) {
     it(`${flows} long flows (seed ${seed}) settle within 10% of the fair share, queue between Kmin and Kmax`, () => {
       const r = fairness(flows, seed);
       for (const rate of r.rates) expect(Math.abs(rate - r.fairShare) / r.fairShare).toBeLessThan(0.1);

@@ -9,7 +9,9 @@ import { loadScenario } from '../../src/sim/scenario.js';
 import { runScenario } from '../../src/sim/run.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'examples', 'scenarios');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const REQUIRED = [
   'incast-tcp.yaml',
   'incast-tcp-rto1ms.yaml',
@@ -23,7 +25,7 @@ const REQUIRED = [
 type Metrics = Record<string, unknown>;
 
 describe('example scenarios', () => {
-  it('include the issue\'s seven', () => {
+  it("include the issue's seven", () => {
     for (const name of REQUIRED) expect(files).toContain(name);
   });
 
@@ -35,9 +37,11 @@ describe('example scenarios', () => {
       expect(m.status).toBe('done');
       expect(m.bytesDelivered).toBe(m.bytesOfferedByApp);
       expect(m.bytesOfferedByApp as number).toBeGreaterThan(0);
-      for (const key of ['goodputGbps', 'drops', 'completionTimeUs', 'events']) expect(typeof m[key]).toBe('number');
+      for (const key of ['goodputGbps', 'drops', 'completionTimeUs', 'events'])
+        expect(typeof m[key]).toBe('number');
       expect(m.goodputGbps as number).toBeGreaterThan(0);
-      if (scenario.switch.pfc?.enabled && scenario.switch.pfc.headroom === 'auto') expect(m.losslessDrops).toBe(0);
+      if (scenario.switch.pfc?.enabled && scenario.switch.pfc.headroom === 'auto')
+        expect(m.losslessDrops).toBe(0);
       if (file === 'pfc-victim.yaml') {
         const victims = (result.findings ?? []).filter((f) => f.ruleId === 'sim.pfc-victim');
         expect(victims.map((f) => f.flowId)).toEqual([5]);
@@ -46,7 +50,8 @@ describe('example scenarios', () => {
       const names = (result.series ?? []).map((s) => s.name);
       expect(names).toContain('goodput');
       if ((m.pauseFrames as number) > 0) expect(names.some((n) => n.startsWith('paused '))).toBe(true);
-      if (scenario.workloads.some((w) => w.kind === 'allreduce')) expect(names.some((n) => n.endsWith('per-rank step time'))).toBe(true);
+      if (scenario.workloads.some((w) => w.kind === 'allreduce'))
+        expect(names.some((n) => n.endsWith('per-rank step time'))).toBe(true);
     });
   }
 

@@ -35,11 +35,18 @@ interface Store {
   fingerprints: Fingerprint[];
 }
 
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
-const cases = files.flatMap((scenario) => MODES.flatMap((mode) => SEEDS.map((seed) => ({ scenario, mode, seed }))));
-const keyOf = (c: { scenario: string; mode: string; seed: number }): string => `${c.scenario} ${c.mode} seed ${c.seed}`;
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
+const cases = files.flatMap((scenario) =>
+  MODES.flatMap((mode) => SEEDS.map((seed) => ({ scenario, mode, seed }))),
+);
+const keyOf = (c: { scenario: string; mode: string; seed: number }): string =>
+  `${c.scenario} ${c.mode} seed ${c.seed}`;
 
-const stored: Store | undefined = existsSync(STORE) ? (JSON.parse(readFileSync(STORE, 'utf8')) as Store) : undefined;
+const stored: Store | undefined = existsSync(STORE)
+  ? (JSON.parse(readFileSync(STORE, 'utf8')) as Store)
+  : undefined;
 const storedByKey = new Map((stored?.fingerprints ?? []).map((f) => [keyOf(f), f]));
 const computed = new Map<string, Fingerprint>();
 
@@ -68,7 +75,13 @@ describe('simFingerprint', () => {
   it(`ignores ${FINGERPRINT_EXCLUDED.join(', ')} and key order; sees any other change`, () => {
     const h = simFingerprint(base);
     expect(h).toMatch(/^[0-9a-f]{64}$/);
-    expect(simFingerprint({ ...base, createdAt: '2030-05-05T00:00:00.000Z', timing: { wallSeconds: 9, peakRssMiB: 3 } })).toBe(h);
+    expect(
+      simFingerprint({
+        ...base,
+        createdAt: '2030-05-05T00:00:00.000Z',
+        timing: { wallSeconds: 9, peakRssMiB: 3 },
+      }),
+    ).toBe(h);
     expect(simFingerprint({ ...base, tool: { name: 'aifabric', version: '9.9.9' } })).toBe(h);
     const { timing: _t, ...noTiming } = base;
     expect(simFingerprint(noTiming)).toBe(h);
@@ -107,10 +120,13 @@ describe('regression fingerprints of the example scenarios', () => {
   afterAll(() => {
     if (!UPDATE) return;
     // Only a complete run rewrites the file: a filtered one (-t) would drop the cases it skipped.
-    if (computed.size !== cases.length) throw new Error(`UPDATE_FINGERPRINTS=1 computed ${computed.size} of ${cases.length} fingerprints; not rewriting ${STORE}`);
+    if (computed.size !== cases.length)
+      throw new Error(
+        `UPDATE_FINGERPRINTS=1 computed ${computed.size} of ${cases.length} fingerprints; not rewriting ${STORE}`,
+      );
     const out: Store = {
       about:
-        'SHA-256 of the canonical JSON (sorted keys) of runScenario\'s envelope less `excluded`, per example scenario, mode and seed. ' +
+        "SHA-256 of the canonical JSON (sorted keys) of runScenario's envelope less `excluded`, per example scenario, mode and seed. " +
         'Written by UPDATE_FINGERPRINTS=1 npx vitest run test/sim/fingerprints.test.ts; summary is for reading diffs, only sha256 is compared.',
       excluded: [...FINGERPRINT_EXCLUDED],
       fingerprints: cases.map((x) => computed.get(keyOf(x))!),

@@ -13,7 +13,14 @@ const cases: [string, Record<string, unknown>][] = [
   [
     'ring all_reduce, 32 hosts, leaf-spine, RoCE',
     {
-      topology: { kind: 'leaf-spine', hosts: 32, hostsPerLeaf: 8, spines: 4, linkRate: '100Gbps', linkDelay: '1us' },
+      topology: {
+        kind: 'leaf-spine',
+        hosts: 32,
+        hostsPerLeaf: 8,
+        spines: 4,
+        linkRate: '100Gbps',
+        linkDelay: '1us',
+      },
       switch: { buffer: '1MiB', pfc: {} },
       transport: { kind: 'roce' },
       workloads: [{ kind: 'allreduce', size: '8MiB', iterations: 1 }],
@@ -22,7 +29,14 @@ const cases: [string, Record<string, unknown>][] = [
   [
     'ring all_gather, 64 hosts, leaf-spine, RoCE',
     {
-      topology: { kind: 'leaf-spine', hosts: 64, hostsPerLeaf: 16, spines: 4, linkRate: '100Gbps', linkDelay: '1us' },
+      topology: {
+        kind: 'leaf-spine',
+        hosts: 64,
+        hostsPerLeaf: 16,
+        spines: 4,
+        linkRate: '100Gbps',
+        linkDelay: '1us',
+      },
       switch: { buffer: '1MiB', pfc: {} },
       transport: { kind: 'roce' },
       workloads: [{ kind: 'allgather', size: '16MiB', iterations: 1 }],
@@ -50,7 +64,15 @@ describe('fluid mode against packet mode', () => {
 
   it('fluid mode sees ECMP and oversubscription: a 4:1 oversubscribed permutation takes longer', () => {
     const raw = (oversubscription: number) => ({
-      topology: { kind: 'leaf-spine', hosts: 16, hostsPerLeaf: 4, spines: 2, oversubscription, linkRate: '100Gbps', linkDelay: '1us' },
+      topology: {
+        kind: 'leaf-spine',
+        hosts: 16,
+        hostsPerLeaf: 4,
+        spines: 2,
+        oversubscription,
+        linkRate: '100Gbps',
+        linkDelay: '1us',
+      },
       switch: { buffer: '1MiB' },
       transport: { kind: 'roce' },
       workloads: [{ kind: 'permutation', size: '16MiB' }],

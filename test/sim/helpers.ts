@@ -8,7 +8,10 @@ export function scenarioOf(raw: Record<string, unknown>): Scenario {
   return scenarioSchema.parse({ name: 'test', ...raw });
 }
 
-export function simulate(raw: Record<string, unknown>, seed = 1): { run: PacketRun; topology: Topology; scenario: Scenario } {
+export function simulate(
+  raw: Record<string, unknown>,
+  seed = 1,
+): { run: PacketRun; topology: Topology; scenario: Scenario } {
   const scenario = scenarioOf(raw);
   const topology = validateScenario(scenario);
   return { run: runPacket(scenario, topology, seed), topology, scenario };

@@ -14,9 +14,16 @@ const LINK_BPS = 1e9;
 /** The loss detection and receiver of Chen et al.'s era, as the simulator's defaults were before issue 13. */
 const OLD_RENO = { cc: 'reno', ackEvery: 1, quickAcks: 0, rack: false } as const;
 
-function incastRun(file: string, senders: number, rounds = 6, pinOld = true): { goodputBps: number; timeouts: number } {
+function incastRun(
+  file: string,
+  senders: number,
+  rounds = 6,
+  pinOld = true,
+): { goodputBps: number; timeouts: number } {
   const loaded = loadScenario(file);
-  const base: Scenario = pinOld ? { ...loaded, transport: { ...loaded.transport, tcp: { ...loaded.transport.tcp, ...OLD_RENO } } } : loaded;
+  const base: Scenario = pinOld
+    ? { ...loaded, transport: { ...loaded.transport, tcp: { ...loaded.transport.tcp, ...OLD_RENO } } }
+    : loaded;
   const workload = base.workloads[0];
   if (workload?.kind !== 'incast') throw new Error('expected an incast workload');
   const scenario: Scenario = {
@@ -27,7 +34,10 @@ function incastRun(file: string, senders: number, rounds = 6, pinOld = true): { 
   const run = runPacket(scenario, validateScenario(scenario), 1);
   expect(run.status).toBe('done');
   expect(run.sim.deliveredBytes).toBe(run.sim.offeredBytes);
-  return { goodputBps: (run.workloads[0]!.report().metrics.goodputGbps as number) * 1e9, timeouts: run.sim.counters.timeouts };
+  return {
+    goodputBps: (run.workloads[0]!.report().metrics.goodputGbps as number) * 1e9,
+    timeouts: run.sim.counters.timeouts,
+  };
 }
 
 const incastGoodput = (file: string, senders: number): number => incastRun(file, senders).goodputBps;

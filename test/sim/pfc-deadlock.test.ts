@@ -22,7 +22,8 @@ function deadlockScenario(edit: (s: Scenario) => void = () => {}): Scenario {
   edit(s);
   return s;
 }
-const byRule = (findings: Finding[] | undefined, rule: string): Finding[] => (findings ?? []).filter((f) => f.ruleId === rule);
+const byRule = (findings: Finding[] | undefined, rule: string): Finding[] =>
+  (findings ?? []).filter((f) => f.ruleId === rule);
 
 describe('ring routes', () => {
   it('clockwise, shortest (ties clockwise) and up-down (never up after down) on 4 switches', () => {
@@ -39,16 +40,20 @@ describe('ring routes', () => {
     expect(upDown(0, 2)).toEqual([0, 1, 2]);
     // With cable s0-s1 down, s0 reaches s1 only through s3, s2: down, down, up.
     expect(ringPaths({ switches: 4, routing: 'up-down', failedCables: [[0, 1]] })(0, 1)).toBeNull();
-    expect(ringPaths({ switches: 4, routing: 'shortest', failedCables: [[0, 1]] })(0, 1)).toEqual([0, 3, 2, 1]);
+    expect(ringPaths({ switches: 4, routing: 'shortest', failedCables: [[0, 1]] })(0, 1)).toEqual([
+      0, 3, 2, 1,
+    ]);
   });
 });
 
 describe('PFC deadlock', () => {
   it('without the watchdog: a cycle of four paused ports stands until maxTime, reported as an error', () => {
-    const result = runScenario(deadlockScenario((s) => {
-      delete s.switch.pfc!.watchdog;
-      s.sim.maxTime = 1e-3;
-    }));
+    const result = runScenario(
+      deadlockScenario((s) => {
+        delete s.switch.pfc!.watchdog;
+        s.sim.maxTime = 1e-3;
+      }),
+    );
     const m = result.metrics as Metrics;
     expect(m.status).toBe('time-limit');
     const [d, ...rest] = byRule(result.findings, 'sim.pfc-deadlock');
@@ -90,10 +95,12 @@ describe('PFC deadlock', () => {
   });
 
   it('up-down routing has no cyclic dependency: no deadlock, no drops, no watchdog needed', () => {
-    const result = runScenario(deadlockScenario((s) => {
-      delete s.switch.pfc!.watchdog;
-      if (s.topology.kind === 'ring') s.topology.routing = 'up-down';
-    }));
+    const result = runScenario(
+      deadlockScenario((s) => {
+        delete s.switch.pfc!.watchdog;
+        if (s.topology.kind === 'ring') s.topology.routing = 'up-down';
+      }),
+    );
     const m = result.metrics as Metrics;
     expect(m.status).toBe('done');
     expect(byRule(result.findings, 'sim.pfc-deadlock')).toHaveLength(0);
@@ -103,7 +110,8 @@ describe('PFC deadlock', () => {
 
   it('features are off by default: a scenario without them gains no metric', () => {
     const m = runScenario(loadScenario(join(DIR, 'pfc-victim.yaml'))).metrics as Metrics;
-    for (const key of ['watchdogDrops', 'watchdogTriggers', 'pfcDeadlocks']) expect(m).not.toHaveProperty(key);
+    for (const key of ['watchdogDrops', 'watchdogTriggers', 'pfcDeadlocks'])
+      expect(m).not.toHaveProperty(key);
   });
 });
 
@@ -127,18 +135,26 @@ describe('pause storm', () => {
     expect(victims.map((v) => [v.src, v.dst])).toEqual([[1, 5]]);
     expect(victims[0]!.pausedUs).toBeGreaterThan(0.5 * 500);
     const steps = f!.propagation as { link: string; parent: number; firstPausedUs: number }[];
-    expect(steps.map((s) => s.link)).toEqual(['leaf1->h4', 'spine0->leaf1', 'leaf0->spine0', 'h0->leaf0', 'h1->leaf0']);
+    expect(steps.map((s) => s.link)).toEqual([
+      'leaf1->h4',
+      'spine0->leaf1',
+      'leaf0->spine0',
+      'h0->leaf0',
+      'h1->leaf0',
+    ]);
     expect(steps.map((s) => s.parent)).toEqual([-1, 0, 1, 2, 2]);
-    for (let i = 1; i < steps.length; i++) expect(steps[i]!.firstPausedUs).toBeGreaterThanOrEqual(steps[steps[i]!.parent]!.firstPausedUs);
+    for (let i = 1; i < steps.length; i++)
+      expect(steps[i]!.firstPausedUs).toBeGreaterThanOrEqual(steps[steps[i]!.parent]!.firstPausedUs);
     const text = renderSimText(result);
     expect(text).toMatch(/pause propagation from h4/);
     expect(text).toMatch(/└─ spine0->leaf1/);
   });
 
-  it('the local flows keep their rate; the watchdog drops at the stormed port and shortens the victim\'s pause', () => {
+  it("the local flows keep their rate; the watchdog drops at the stormed port and shortens the victim's pause", () => {
     const plain = storm();
     const flows = (plain.metrics as Metrics).flows as { src: number; goodputGbps: number }[];
-    for (const f of flows.filter((x) => x.src === 2 || x.src === 6)) expect(f.goodputGbps).toBeGreaterThan(90);
+    for (const f of flows.filter((x) => x.src === 2 || x.src === 6))
+      expect(f.goodputGbps).toBeGreaterThan(90);
     const guarded = storm((s) => {
       s.switch.pfc!.watchdog = { timeout: 100e-6, restoration: 100e-6 };
     });
@@ -147,7 +163,8 @@ describe('pause storm', () => {
     expect(m.watchdogDrops as number).toBeGreaterThan(0);
     const triggers = m.watchdogTriggers as { link: string }[];
     expect(new Set(triggers.map((t) => t.link))).toEqual(new Set(['leaf1->h4']));
-    const paused = (r: typeof plain): number => ((byRule(r.findings, 'sim.pause-storm')[0]!.victims as { pausedUs: number }[])[0]?.pausedUs ?? 0);
+    const paused = (r: typeof plain): number =>
+      (byRule(r.findings, 'sim.pause-storm')[0]!.victims as { pausedUs: number }[])[0]?.pausedUs ?? 0;
     expect(paused(guarded)).toBeLessThan(paused(plain));
   });
 });
@@ -174,12 +191,20 @@ describe('bad input: one file:line:col line, exit 2', () => {
   });
 
   it('a watchdog with no timeout', () => {
-    expect(errorOf(ring('', '  pfc:\n    watchdog: {}\n'))).toMatch(/^s\.yaml:9:15 switch\.pfc\.watchdog\.timeout: a PFC watchdog needs a timeout/);
+    expect(errorOf(ring('', '  pfc:\n    watchdog: {}\n'))).toMatch(
+      /^s\.yaml:9:15 switch\.pfc\.watchdog\.timeout: a PFC watchdog needs a timeout/,
+    );
   });
 
   it('a failed cable between switches that are not adjacent, a storm without PFC, a storm on a missing host', () => {
-    expect(errorOf(ring('  failedCables: [[0, 2]]\n'))).toMatch(/^s\.yaml:5:18 topology\.failedCables\[0\]: s0 and s2 are not adjacent/);
-    expect(errorOf(ring('', '', 'pauseStorms: [{ host: 1 }]\n'))).toMatch(/^s\.yaml:\d+:\d+ pauseStorms\[0\]: a pause storm needs PFC/);
-    expect(errorOf(ring('', '  pfc: {}\n', 'pauseStorms: [{ host: 9 }]\n'))).toMatch(/pauseStorms\[0\]\.host: host 9 does not exist/);
+    expect(errorOf(ring('  failedCables: [[0, 2]]\n'))).toMatch(
+      /^s\.yaml:5:18 topology\.failedCables\[0\]: s0 and s2 are not adjacent/,
+    );
+    expect(errorOf(ring('', '', 'pauseStorms: [{ host: 1 }]\n'))).toMatch(
+      /^s\.yaml:\d+:\d+ pauseStorms\[0\]: a pause storm needs PFC/,
+    );
+    expect(errorOf(ring('', '  pfc: {}\n', 'pauseStorms: [{ host: 9 }]\n'))).toMatch(
+      /pauseStorms\[0\]\.host: host 9 does not exist/,
+    );
   });
 });

@@ -13,7 +13,9 @@ describe('PFC headroom bound', () => {
     // 100 Gb/s, 1 us cable: 25,000 B in flight both ways, 394 quanta x 512 bit = 25,216 B of response.
     const response = defaultPfcResponseDelayNs(100e9);
     expect(response).toBeCloseTo((394 * 512) / 100, 6);
-    expect(pfcHeadroomBoundBytes(100e9, 1000, 4178, response)).toBe(Math.ceil(25_000 + 25_216 + 3 * 4178 + 84));
+    expect(pfcHeadroomBoundBytes(100e9, 1000, 4178, response)).toBe(
+      Math.ceil(25_000 + 25_216 + 3 * 4178 + 84),
+    );
   });
 });
 
@@ -50,15 +52,31 @@ describe('lossless with computed headroom', () => {
           const rate = p.rateGbps * 1e9;
           // Per-port buffer: the headroom bound (its uplinks are faster on a leaf-spine) plus some shared room.
           const uplinkRate = p.leafSpine ? rate * 2 : rate;
-          const bound = pfcHeadroomBoundBytes(uplinkRate, p.delayNs, roceWireBytes(p.mtu), defaultPfcResponseDelayNs(uplinkRate));
+          const bound = pfcHeadroomBoundBytes(
+            uplinkRate,
+            p.delayNs,
+            roceWireBytes(p.mtu),
+            defaultPfcResponseDelayNs(uplinkRate),
+          );
           const buffer = bound + p.extraBufferKiB * 1024;
           const topology = p.leafSpine
-            ? { kind: 'leaf-spine', hosts: p.hosts, hostsPerLeaf: 2, spines: 1, linkRate: `${p.rateGbps}Gbps`, linkDelay: `${p.delayNs}ns` }
+            ? {
+                kind: 'leaf-spine',
+                hosts: p.hosts,
+                hostsPerLeaf: 2,
+                spines: 1,
+                linkRate: `${p.rateGbps}Gbps`,
+                linkDelay: `${p.delayNs}ns`,
+              }
             : { kind: 'star', hosts: p.hosts, linkRate: `${p.rateGbps}Gbps`, linkDelay: `${p.delayNs}ns` };
           const { run } = simulate(
             {
               topology,
-              switch: { buffer, ecn: { kmin: '5KB', kmax: '200KB', pmax: 0.01 }, pfc: { xoffAlpha: p.xoffAlpha } },
+              switch: {
+                buffer,
+                ecn: { kmin: '5KB', kmax: '200KB', pmax: 0.01 },
+                pfc: { xoffAlpha: p.xoffAlpha },
+              },
               transport: { kind: 'roce', roce: { mtu: p.mtu, dcqcn: { enabled: p.dcqcn } } },
               workloads: [
                 { kind: 'incast', receiver: 0, senders, blockSize: `${p.blockKiB}KiB`, rounds: 2 },
@@ -105,7 +123,9 @@ workloads:
 describe('headroom below the bound', () => {
   it('is rejected at its YAML line', () => {
     expect(() => parseScenario(insufficient(false), 'thin.yaml')).toThrow(InputError);
-    expect(() => parseScenario(insufficient(false), 'thin.yaml')).toThrow(/^thin\.yaml:10:15 switch\.pfc\.headroom: 16384 B is below the PFC headroom bound/);
+    expect(() => parseScenario(insufficient(false), 'thin.yaml')).toThrow(
+      /^thin\.yaml:10:15 switch\.pfc\.headroom: 16384 B is below the PFC headroom bound/,
+    );
   });
 
   it('with allowInsufficientHeadroom: true the lossless drops are counted and repaired by go-back-N', () => {

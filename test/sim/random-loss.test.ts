@@ -65,12 +65,16 @@ describe('bad faults', () => {
   };
 
   it('a host that does not exist', () => {
-    expect(errorOf(text('  - host: 5\n    loss: 0.01\n'))).toMatch(/^s\.yaml:16:\d+ faults\[0\]\.host: host 5 does not exist/);
+    expect(errorOf(text('  - host: 5\n    loss: 0.01\n'))).toMatch(
+      /^s\.yaml:16:\d+ faults\[0\]\.host: host 5 does not exist/,
+    );
   });
   it('a loss of 1 or more', () => {
     expect(errorOf(text('  - host: 1\n    loss: 1\n'))).toMatch(/^s\.yaml:17:\d+ faults\[0\]\.loss/);
   });
   it('random loss in fluid mode', () => {
-    expect(errorOf(text('  - host: 1\n    loss: 0.01\n'), 'fluid')).toMatch(/^s\.yaml:17:\d+ faults\[0\]\.loss: random loss needs packet mode/);
+    expect(errorOf(text('  - host: 1\n    loss: 0.01\n'), 'fluid')).toMatch(
+      /^s\.yaml:17:\d+ faults\[0\]\.loss: random loss needs packet mode/,
+    );
   });
 });

@@ -24,7 +24,10 @@ describe('ssthresh after a loss (tcp_reno_ssthresh)', () => {
     expect(reno.ssthresh({ cwnd: 3 * MSS, ssthresh: Infinity, mss: MSS })).toBe(2 * MSS);
     // DCTCP on a loss: dctcp_react_to_loss, the same max(cwnd >> 1, 2); CUBIC: cwnd x 717 / 1024.
     expect(new DctcpCc().ssthresh({ cwnd: 80 * MSS, ssthresh: Infinity, mss: MSS })).toBe(40 * MSS);
-    expect(new CubicCc().ssthresh({ cwnd: 1000 * MSS, ssthresh: Infinity, mss: MSS })).toBeCloseTo(1000 * CUBIC_BETA * MSS, 6);
+    expect(new CubicCc().ssthresh({ cwnd: 1000 * MSS, ssthresh: Infinity, mss: MSS })).toBeCloseTo(
+      1000 * CUBIC_BETA * MSS,
+      6,
+    );
   });
 
   // IW10 with only 4 segments to send: the first is lost, the other three SACKed (DupThresh).

@@ -32,7 +32,10 @@ describe('TCP with SACK against NewReno', () => {
     simulate({
       topology: { kind: 'star', hosts: 13, linkRate: '1Gbps', linkDelay: '10us' },
       switch: { buffer: '128KiB', sharing: 'static' },
-      transport: { kind: 'tcp', tcp: { minRto: '1ms', sack, cc: 'reno', rack: false, ackEvery: 1, quickAcks: 0 } },
+      transport: {
+        kind: 'tcp',
+        tcp: { minRto: '1ms', sack, cc: 'reno', rack: false, ackEvery: 1, quickAcks: 0 },
+      },
       workloads: [{ kind: 'incast', senders: 12, blockSize: '256KiB', rounds: 10 }],
     }).run;
 

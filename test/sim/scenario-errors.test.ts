@@ -31,7 +31,9 @@ describe('bad scenarios', () => {
   });
 
   it('unknown topology: names the kind line', () => {
-    expect(errorOf(scenario({ topology: '  kind: torus\n  hosts: 4\n  linkRate: 100Gbps\n' }))).toMatch(/^s\.yaml:3:9 topology\.kind: .*star.*leaf-spine/);
+    expect(errorOf(scenario({ topology: '  kind: torus\n  hosts: 4\n  linkRate: 100Gbps\n' }))).toMatch(
+      /^s\.yaml:3:9 topology\.kind: .*star.*leaf-spine/,
+    );
   });
 
   it('a flow to a host that does not exist', () => {
@@ -41,7 +43,9 @@ describe('bad scenarios', () => {
   });
 
   it('a negative rate', () => {
-    expect(errorOf(scenario({ topology: '  kind: star\n  hosts: 4\n  linkRate: -100Gbps\n' }))).toMatch(/^s\.yaml:5:13 topology\.linkRate: invalid rate: "-100Gbps"/);
+    expect(errorOf(scenario({ topology: '  kind: star\n  hosts: 4\n  linkRate: -100Gbps\n' }))).toMatch(
+      /^s\.yaml:5:13 topology\.linkRate: invalid rate: "-100Gbps"/,
+    );
   });
 
   it('a buffer smaller than one MTU', () => {
@@ -51,12 +55,18 @@ describe('bad scenarios', () => {
   });
 
   it('a unit typo, and an unknown field', () => {
-    expect(errorOf(scenario({ switch: '  buffer: 64KiBB\n' }))).toMatch(/^s\.yaml:8:11 switch\.buffer: invalid size: "64KiBB"/);
-    expect(errorOf(scenario({ switch: '  buffer: 64KiB\n  bufer: 1\n' }))).toMatch(/^s\.yaml:8:3 switch: Unrecognized key: "bufer"/);
+    expect(errorOf(scenario({ switch: '  buffer: 64KiBB\n' }))).toMatch(
+      /^s\.yaml:8:11 switch\.buffer: invalid size: "64KiBB"/,
+    );
+    expect(errorOf(scenario({ switch: '  buffer: 64KiB\n  bufer: 1\n' }))).toMatch(
+      /^s\.yaml:8:3 switch: Unrecognized key: "bufer"/,
+    );
   });
 
   it('an incast with more senders than hosts', () => {
-    expect(errorOf(scenario({ workload: '  - kind: incast\n    senders: 9\n    blockSize: 64KiB\n' }))).toMatch(/^s\.yaml:13:14 workloads\[0\]\.senders: 9 senders need 10 hosts/);
+    expect(
+      errorOf(scenario({ workload: '  - kind: incast\n    senders: 9\n    blockSize: 64KiB\n' })),
+    ).toMatch(/^s\.yaml:13:14 workloads\[0\]\.senders: 9 senders need 10 hosts/);
   });
 });
 
@@ -65,8 +75,20 @@ describe('bad TCP options', () => {
     `name: t\ntopology:\n${good.topology}switch:\n${good.switch}transport:\n  kind: tcp\n  tcp:\n${options}workloads:\n${good.workload}`;
 
   it('accepts every congestion control and the Linux options', () => {
-    const s = parseScenario(tcp('    cc: bbr\n    rack: true\n    ackEvery: 2\n    quickAcks: 16\n    delayedAckTimeout: 40ms\n    initialCwnd: 10\n'), 's.yaml');
-    expect(s.transport.tcp).toMatchObject({ cc: 'bbr', rack: true, ackEvery: 2, quickAcks: 16, delayedAckTimeout: 0.04, initialCwnd: 10 });
+    const s = parseScenario(
+      tcp(
+        '    cc: bbr\n    rack: true\n    ackEvery: 2\n    quickAcks: 16\n    delayedAckTimeout: 40ms\n    initialCwnd: 10\n',
+      ),
+      's.yaml',
+    );
+    expect(s.transport.tcp).toMatchObject({
+      cc: 'bbr',
+      rack: true,
+      ackEvery: 2,
+      quickAcks: 16,
+      delayedAckTimeout: 0.04,
+      initialCwnd: 10,
+    });
   });
 
   it('an unknown congestion control: one line at its value, listing the known ones', () => {
@@ -77,6 +99,8 @@ describe('bad TCP options', () => {
 
   it('a RACK switch that is not a boolean, and an unknown option', () => {
     expect(errorOf(tcp('    rack: sometimes\n'))).toMatch(/^s\.yaml:12:11 transport\.tcp\.rack: /);
-    expect(errorOf(tcp('    tlp: true\n'))).toMatch(/^s\.yaml:\d+:\d+ transport\.tcp: Unrecognized key: "tlp"/);
+    expect(errorOf(tcp('    tlp: true\n'))).toMatch(
+      /^s\.yaml:\d+:\d+ transport\.tcp: Unrecognized key: "tlp"/,
+    );
   });
 });

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/run-cli.js';
 
-
 const cli = (...args: string[]): Promise<CliRun> => runCli(args);
 
 let scratch = '';
@@ -16,12 +15,21 @@ beforeAll(() => {
 describe('aifabric sim', () => {
   it('--json prints the envelope with the contract metrics and writes --out', async () => {
     const out = join(scratch, 'victim.json');
-    const result = await cli('sim', 'examples/scenarios/pfc-victim.yaml', '--json', '--out', out, '--seed', '3');
+    const result = await cli(
+      'sim',
+      'examples/scenarios/pfc-victim.yaml',
+      '--json',
+      '--out',
+      out,
+      '--seed',
+      '3',
+    );
     expect(result.code).toBe(0);
     const envelope = JSON.parse(result.stdout);
     expect(envelope.kind).toBe('sim');
     expect(envelope.inputs).toMatchObject({ scenario: 'pfc-victim', mode: 'packet', seed: 3 });
-    for (const key of ['goodputGbps', 'drops', 'completionTimeUs', 'events']) expect(typeof envelope.metrics[key]).toBe('number');
+    for (const key of ['goodputGbps', 'drops', 'completionTimeUs', 'events'])
+      expect(typeof envelope.metrics[key]).toBe('number');
     expect(envelope.metrics.drops).toBe(0);
     expect(envelope.timing.eventsPerSecond).toBeGreaterThan(0);
     expect(envelope.findings.some((f: { ruleId: string }) => f.ruleId === 'sim.pfc-victim')).toBe(true);
@@ -39,10 +47,15 @@ describe('aifabric sim', () => {
 
   it('a bad scenario exits 2 with the YAML line', async () => {
     const file = join(scratch, 'bad.yaml');
-    writeFileSync(file, 'name: bad\ntopology:\n  kind: star\n  hosts: 2\n  linkRate: 10Gbps\nswitch:\n  buffer: 100\ntransport:\n  kind: tcp\nworkloads:\n  - { kind: flow, src: 0, dst: 1, size: 1MiB }\n');
+    writeFileSync(
+      file,
+      'name: bad\ntopology:\n  kind: star\n  hosts: 2\n  linkRate: 10Gbps\nswitch:\n  buffer: 100\ntransport:\n  kind: tcp\nworkloads:\n  - { kind: flow, src: 0, dst: 1, size: 1MiB }\n',
+    );
     const result = await cli('sim', file);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`aifabric: ${file}:7:11 switch.buffer: 100 B per port is smaller than one packet (1538 B on the wire)\n`);
+    expect(result.stderr).toBe(
+      `aifabric: ${file}:7:11 switch.buffer: 100 B per port is smaller than one packet (1538 B on the wire)\n`,
+    );
   });
 
   it('PFC headroom below the bound exits 2 naming the line; allowed, the drops are reported', async () => {
@@ -52,7 +65,11 @@ describe('aifabric sim', () => {
     writeFileSync(refused, thin(false));
     const r1 = await cli('sim', refused);
     expect(r1.code).toBe(2);
-    expect(r1.stderr.startsWith(`aifabric: ${refused}:10:15 switch.pfc.headroom: 16384 B is below the PFC headroom bound`)).toBe(true);
+    expect(
+      r1.stderr.startsWith(
+        `aifabric: ${refused}:10:15 switch.pfc.headroom: 16384 B is below the PFC headroom bound`,
+      ),
+    ).toBe(true);
     const allowed = join(scratch, 'thin-allowed.yaml');
     writeFileSync(allowed, thin(true));
     const r2 = await cli('sim', allowed, '--json');

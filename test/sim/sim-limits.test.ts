@@ -34,10 +34,14 @@ describe('sim: work and memory limits', () => {
     expect(run.stdout).toBe('');
     const line = example.split('\n').findIndex((l) => l.includes('iterations: 4')) + 1;
     expect(run.stderr.split('\n')[0]).toMatch(
-      new RegExp(`^aifabric: ${file.replace(/[.]/g, '\\.')}:${line}:17 workloads\\[0\\]\\.iterations: asks for about \\d(\\.\\d)?e\\d+ events; the limit is 1e9 events$`),
+      new RegExp(
+        `^aifabric: ${file.replace(/[.]/g, '\\.')}:${line}:17 workloads\\[0\\]\\.iterations: asks for about \\d(\\.\\d)?e\\d+ events; the limit is 1e9 events$`,
+      ),
     );
     // The same file with its 4 iterations is within every limit.
-    expect(estimateWork(loadScenario('examples/scenarios/allreduce-leafspine-roce.yaml'), 'packet').work).toBeLessThan(WORK_LIMITS.events);
+    expect(
+      estimateWork(loadScenario('examples/scenarios/allreduce-leafspine-roce.yaml'), 'packet').work,
+    ).toBeLessThan(WORK_LIMITS.events);
   });
 
   it('hosts: 1000000000 is refused at topology.hosts for its memory, in packet and fluid mode', async () => {
@@ -45,15 +49,24 @@ describe('sim: work and memory limits', () => {
     for (const mode of ['packet', 'fluid']) {
       const run = await runCli(['sim', file, '--mode', mode]);
       expect(run.code).toBe(2);
-      expect(run.stderr.split('\n')[0]).toMatch(new RegExp(`^aifabric: ${file.replace(/[.]/g, '\\.')}:4:10 topology\\.hosts: asks for about [\\d.]+ (TiB|GiB) of memory; the limit is 16 GiB$`));
+      expect(run.stderr.split('\n')[0]).toMatch(
+        new RegExp(
+          `^aifabric: ${file.replace(/[.]/g, '\\.')}:4:10 topology\\.hosts: asks for about [\\d.]+ (TiB|GiB) of memory; the limit is 16 GiB$`,
+        ),
+      );
     }
   });
 
   it('a 1 TiB flow is refused at its size in packet mode and runs in fluid mode', async () => {
-    const file = write('tib.yaml', 'name: tib\ntopology:\n  kind: star\n  hosts: 2\n  linkRate: 100Gbps\nswitch:\n  buffer: 512KiB\ntransport:\n  kind: tcp\nworkloads:\n  - kind: flow\n    src: 0\n    dst: 1\n    size: 1TiB\n');
+    const file = write(
+      'tib.yaml',
+      'name: tib\ntopology:\n  kind: star\n  hosts: 2\n  linkRate: 100Gbps\nswitch:\n  buffer: 512KiB\ntransport:\n  kind: tcp\nworkloads:\n  - kind: flow\n    src: 0\n    dst: 1\n    size: 1TiB\n',
+    );
     const packet = await runCli(['sim', file]);
     expect(packet.code).toBe(2);
-    expect(packet.stderr.split('\n')[0]).toMatch(/:14:11 workloads\[0\]\.size: asks for about [\d.]+e\d+ events; the limit is 1e9 events$/);
+    expect(packet.stderr.split('\n')[0]).toMatch(
+      /:14:11 workloads\[0\]\.size: asks for about [\d.]+e\d+ events; the limit is 1e9 events$/,
+    );
     const fluid = await runCli(['sim', file, '--mode', 'fluid', '--json']);
     expect(fluid.code).toBe(0);
     expect(JSON.parse(fluid.stdout).metrics.bytesDelivered).toBe(2 ** 40);

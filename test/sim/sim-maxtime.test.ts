@@ -25,17 +25,28 @@ const star = (hosts: number, rate: string, kind: string): string =>
 
 type Json = Record<string, unknown>;
 
-async function simJson(file: string): Promise<{ code: number | null; stderr: string; envelope: Json; metrics: Json; workload: Json }> {
+async function simJson(
+  file: string,
+): Promise<{ code: number | null; stderr: string; envelope: Json; metrics: Json; workload: Json }> {
   const run = await runCli(['sim', file, '--json']);
   const envelope = JSON.parse(run.stdout) as Json;
   const metrics = envelope.metrics as Json;
-  return { code: run.code, stderr: run.stderr, envelope, metrics, workload: (metrics.workloads as Json[])[0] as Json };
+  return {
+    code: run.code,
+    stderr: run.stderr,
+    envelope,
+    metrics,
+    workload: (metrics.workloads as Json[])[0] as Json,
+  };
 }
 
 describe('sim: a run cut short by maxTime', () => {
   it('an all_reduce: completed false, the warning, and times and busbw of finished iterations only', async () => {
     // 4 MiB ring all_reduce over 4 hosts at 10 Gb/s takes about 5.2 ms an iteration: 10 ms holds one.
-    const file = scenarioFile('cut', `${star(4, '10Gbps', 'roce')}workloads:\n  - { kind: allreduce, size: 4MiB, iterations: 10 }\nsim:\n  maxTime: 10ms\n`);
+    const file = scenarioFile(
+      'cut',
+      `${star(4, '10Gbps', 'roce')}workloads:\n  - { kind: allreduce, size: 4MiB, iterations: 10 }\nsim:\n  maxTime: 10ms\n`,
+    );
     const { code, stderr, envelope, metrics, workload } = await simJson(file);
     expect(code).toBe(0);
     expect(stderr).toBe('');
@@ -43,7 +54,9 @@ describe('sim: a run cut short by maxTime', () => {
     expect(metrics.completed).toBe(false);
     expect(metrics.completionTimeUs).toBeNull();
     expect(metrics.simulatedTimeUs).toBe(10_000);
-    expect((envelope.warnings as string[])[0]).toBe('stopped at maxTime 10ms: 1 of 10 iterations finished (allreduce#0)');
+    expect((envelope.warnings as string[])[0]).toBe(
+      'stopped at maxTime 10ms: 1 of 10 iterations finished (allreduce#0)',
+    );
     expect(workload.completed).toBe(false);
     expect(workload.iterationsCompleted).toBe(1);
     const times = workload.iterationTimeUs as number[];
@@ -58,16 +71,24 @@ describe('sim: a run cut short by maxTime', () => {
     // Goodput over the 10 ms the run lasted, not over a "completion time" of 0.
     expect(metrics.goodputGbps as number).toBeGreaterThan(5);
     expect(metrics.goodputGbps as number).toBeLessThanOrEqual(4 * 10);
-    const steps = ((envelope.series as { name: string; points: Json[] }[]).find((s) => s.name.endsWith('per-rank step time'))?.points ?? []);
+    const steps =
+      (envelope.series as { name: string; points: Json[] }[]).find((s) =>
+        s.name.endsWith('per-rank step time'),
+      )?.points ?? [];
     expect(steps.length).toBeGreaterThan(0);
     for (const p of steps) expect(p.stepTimeUs as number).toBeGreaterThan(0);
   });
 
   it('no iteration finished: no times, no busbw, and the text says so', async () => {
-    const file = scenarioFile('cut-early', `${star(4, '10Gbps', 'roce')}workloads:\n  - { kind: allreduce, size: 4MiB, iterations: 10 }\nsim:\n  maxTime: 1ms\n`);
+    const file = scenarioFile(
+      'cut-early',
+      `${star(4, '10Gbps', 'roce')}workloads:\n  - { kind: allreduce, size: 4MiB, iterations: 10 }\nsim:\n  maxTime: 1ms\n`,
+    );
     const { code, envelope, workload } = await simJson(file);
     expect(code).toBe(0);
-    expect(envelope.warnings as string[]).toContain('stopped at maxTime 1ms: 0 of 10 iterations finished (allreduce#0)');
+    expect(envelope.warnings as string[]).toContain(
+      'stopped at maxTime 1ms: 0 of 10 iterations finished (allreduce#0)',
+    );
     expect(workload.iterationTimeUs).toEqual([]);
     expect(workload.busbwGBps).toBeNull();
     expect(workload.algbwGBps).toBeNull();
@@ -75,13 +96,18 @@ describe('sim: a run cut short by maxTime', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/completion time \(us\)\s*│ not finished \(stopped at 1,000 us\)/);
     expect(text.stdout).toMatch(/0 of 10 iterations finished/);
-    expect(text.stdout).toMatch(/warning: stopped at maxTime 1ms: 0 of 10 iterations finished \(allreduce#0\)/);
+    expect(text.stdout).toMatch(
+      /warning: stopped at maxTime 1ms: 0 of 10 iterations finished \(allreduce#0\)/,
+    );
     expect(text.stdout).not.toMatch(/completion time \(us\)\s*│ 0 /);
   });
 
   it('an incast: round times only of finished rounds, and the warning counts them', async () => {
     // 4 x 256 KiB per round through one 1 Gb/s port: about 8.5 ms a round, so 20 ms holds two.
-    const file = scenarioFile('incast-cut', `${star(5, '1Gbps', 'tcp')}workloads:\n  - { kind: incast, senders: 4, blockSize: 256KiB, rounds: 10 }\nsim:\n  maxTime: 20ms\n`);
+    const file = scenarioFile(
+      'incast-cut',
+      `${star(5, '1Gbps', 'tcp')}workloads:\n  - { kind: incast, senders: 4, blockSize: 256KiB, rounds: 10 }\nsim:\n  maxTime: 20ms\n`,
+    );
     const { code, envelope, metrics, workload } = await simJson(file);
     expect(code).toBe(0);
     expect(metrics.completed).toBe(false);
@@ -89,7 +115,9 @@ describe('sim: a run cut short by maxTime', () => {
     expect(rounds).toBeGreaterThan(0);
     expect(rounds).toBeLessThan(10);
     expect(workload.rounds).toBe(10);
-    expect(envelope.warnings as string[]).toContain(`stopped at maxTime 20ms: ${rounds} of 10 rounds finished (incast#0)`);
+    expect(envelope.warnings as string[]).toContain(
+      `stopped at maxTime 20ms: ${rounds} of 10 rounds finished (incast#0)`,
+    );
     const times = workload.roundTimeUs as number[];
     expect(times).toHaveLength(rounds);
     for (const t of times) expect(t).toBeGreaterThan(0);
@@ -111,10 +139,14 @@ describe('sim: a run cut short by maxTime', () => {
     // The long flow moved about 2 ms x 10 Gb/s: its goodput is near the line rate, not 0 and not more.
     expect(long?.goodputGbps as number).toBeGreaterThan(8);
     expect(long?.goodputGbps as number).toBeLessThanOrEqual(10);
-    expect(envelope.warnings as string[]).toEqual(['stopped at maxTime 2ms: 0 of 1 flows finished (long)', expect.stringMatching(/^delivered \d+ B of \d+ B offered$/)]);
+    expect(envelope.warnings as string[]).toEqual([
+      'stopped at maxTime 2ms: 0 of 1 flows finished (long)',
+      expect.stringMatching(/^delivered \d+ B of \d+ B offered$/),
+    ]);
     const flows = metrics.flows as Json[];
     expect(flows.map((f) => f.completed)).toEqual([true, false]);
-    for (const f of flows) expect(f.durationUs as number).toBeLessThanOrEqual(metrics.simulatedTimeUs as number);
+    for (const f of flows)
+      expect(f.durationUs as number).toBeLessThanOrEqual(metrics.simulatedTimeUs as number);
     expect((metrics.fctUs as Json).messages).toBe(1);
     expect(metrics.unfinishedMessages).toBe(1);
   });

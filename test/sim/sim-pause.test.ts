@@ -26,7 +26,10 @@ describe('sim: PFC pause time', () => {
     expect(linkSum).toBeGreaterThan(simulated);
     const ports = m.ports as Json[];
     for (const port of ports) expect(port.pausedTimeUs as number).toBeLessThanOrEqual(union + 1e-9);
-    expect(linkSum).toBeCloseTo(ports.reduce((a, p) => a + (p.pausedTimeUs as number), 0), 6);
+    expect(linkSum).toBeCloseTo(
+      ports.reduce((a, p) => a + (p.pausedTimeUs as number), 0),
+      6,
+    );
     const flows = m.flows as Json[];
     for (const flow of flows) {
       expect(flow).not.toHaveProperty('pausedExposureUs');
@@ -47,6 +50,8 @@ describe('sim: PFC pause time', () => {
     expect(run.stdout).toMatch(/│ time any link was paused \(us\)\s+│ [\d,.]+ +│/);
     expect(run.stdout).toMatch(/│ paused time summed over links \(link-us\)\s+│ [\d,.]+ +│/);
     expect(run.stdout).not.toMatch(/paused time \(us\)/);
-    expect(run.stdout).toMatch(/warn: flow 5 \(h0 -> h7\) is a PFC victim: .* its path paused [\d.]+ us of its 2048\.9 us/);
+    expect(run.stdout).toMatch(
+      /warn: flow 5 \(h0 -> h7\) is a PFC victim: .* its path paused [\d.]+ us of its 2048\.9 us/,
+    );
   });
 });

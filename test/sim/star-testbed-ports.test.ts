@@ -21,9 +21,16 @@ function oneSegment(ports: 'wire' | 'htb') {
   }).run;
 }
 
-describe('star with the testbed\'s ports', () => {
-  it('uplinkRate sets the host-to-switch direction only; htb marks only the switch\'s ports', () => {
-    const topology = buildTopology({ kind: 'star', hosts: 3, linkRateBps: RATE, linkDelayNs: 2000, uplinkRateBps: 10e9, ports: 'htb' });
+describe("star with the testbed's ports", () => {
+  it("uplinkRate sets the host-to-switch direction only; htb marks only the switch's ports", () => {
+    const topology = buildTopology({
+      kind: 'star',
+      hosts: 3,
+      linkRateBps: RATE,
+      linkDelayNs: 2000,
+      uplinkRateBps: 10e9,
+      ports: 'htb',
+    });
     for (const link of topology.links) {
       const fromHost = link.from < topology.hostCount;
       expect(link.rateBps).toBe(fromHost ? 10e9 : RATE);
@@ -48,7 +55,14 @@ describe('star with the testbed\'s ports', () => {
   it('an htb port still holds its rate: 4 MiB take at least size / payload rate', () => {
     const size = 4 * 1024 * 1024;
     const { run } = simulate({
-      topology: { kind: 'star', hosts: 2, linkRate: '100Mbps', uplinkRate: '10Gbps', linkDelay: '2us', ports: 'htb' },
+      topology: {
+        kind: 'star',
+        hosts: 2,
+        linkRate: '100Mbps',
+        uplinkRate: '10Gbps',
+        linkDelay: '2us',
+        ports: 'htb',
+      },
       switch: { buffer: '128KiB', sharing: 'static' },
       transport: { kind: 'tcp', tcp: { cc: 'reno', mss: 1448 } },
       workloads: [{ kind: 'flow', src: 0, dst: 1, size }],

@@ -4,7 +4,14 @@
  * (RFC 8257), and BBR v1's state machine on a one-bottleneck path (tcp_bbr.c).
  */
 import { describe, expect, it } from 'vitest';
-import { BBR_CWND_MIN_SEGMENTS, BBR_DRAIN, BBR_PROBE_BW, BBR_PROBE_RTT, BBR_STARTUP, BbrCc } from '../../src/sim/transport/cc/bbr.js';
+import {
+  BBR_CWND_MIN_SEGMENTS,
+  BBR_DRAIN,
+  BBR_PROBE_BW,
+  BBR_PROBE_RTT,
+  BBR_STARTUP,
+  BbrCc,
+} from '../../src/sim/transport/cc/bbr.js';
 import { CUBIC_BETA, CUBIC_C, CubicCc } from '../../src/sim/transport/cc/cubic.js';
 import { DctcpCc } from '../../src/sim/transport/cc/dctcp.js';
 import { RenoCc } from '../../src/sim/transport/cc/reno.js';
@@ -15,7 +22,12 @@ import { Harness } from './tcp-harness.js';
 const MSS = 1000;
 
 /** Feed one RTT's worth of single-segment ACKs per RTT, spaced evenly, until `untilPs`; sample cwnd (segments). */
-function ackClock(cc: CubicCc | RenoCc, w: { cwnd: number; ssthresh: number; mss: number }, rttPs: number, untilPs: number): Map<number, number> {
+function ackClock(
+  cc: CubicCc | RenoCc,
+  w: { cwnd: number; ssthresh: number; mss: number },
+  rttPs: number,
+  untilPs: number,
+): Map<number, number> {
   const samples = new Map<number, number>();
   let t = 0;
   let nextSample = 0;
@@ -133,7 +145,13 @@ describe('BBR v1 on a 100 Mb/s, 10 ms path', () => {
   for (const rack of [false, true]) {
     it(`${rack ? 'with' : 'without'} RACK-TLP: STARTUP, DRAIN, PROBE_BW's gain cycle, PROBE_RTT for 200 ms after 10 s, cwnd never below 4 packets`, () => {
       const r = run(rack);
-      expect(r.modes.map((m) => m.mode)).toEqual([BBR_STARTUP, BBR_DRAIN, BBR_PROBE_BW, BBR_PROBE_RTT, BBR_PROBE_BW]);
+      expect(r.modes.map((m) => m.mode)).toEqual([
+        BBR_STARTUP,
+        BBR_DRAIN,
+        BBR_PROBE_BW,
+        BBR_PROBE_RTT,
+        BBR_PROBE_BW,
+      ]);
       // STARTUP ends after about a dozen round trips (three rounds without 25% growth); without RACK
       // a lost retransmission holds DRAIN until the RTO (RFC 6675 retransmits a hole only once).
       expect(r.modes[1]!.atPs).toBeLessThan(0.15e12);

@@ -17,11 +17,21 @@ const base = {
   switch: { buffer: '1MiB' },
 };
 const flow = (segments: number, tcp: Record<string, unknown> = {}) =>
-  simulate({ ...base, transport: { kind: 'tcp', tcp }, workloads: [{ kind: 'flow', src: 0, dst: 1, size: segments * MSS }] }).run;
+  simulate({
+    ...base,
+    transport: { kind: 'tcp', tcp },
+    workloads: [{ kind: 'flow', src: 0, dst: 1, size: segments * MSS }],
+  }).run;
 
 describe("an unconfigured scenario runs this kernel's TCP", () => {
   it('resolves to bbr, RACK-TLP, ACK every 2nd segment, 16 quick ACKs, IW10, 200 ms minimum RTO', () => {
-    expect(scenarioOf({ ...base, transport: { kind: 'tcp' }, workloads: [{ kind: 'flow', src: 0, dst: 1, size: 1 }] }).transport.tcp).toMatchObject({
+    expect(
+      scenarioOf({
+        ...base,
+        transport: { kind: 'tcp' },
+        workloads: [{ kind: 'flow', src: 0, dst: 1, size: 1 }],
+      }).transport.tcp,
+    ).toMatchObject({
       cc: 'bbr',
       rack: true,
       sack: true,
@@ -49,10 +59,24 @@ describe("an unconfigured scenario runs this kernel's TCP", () => {
     expect(set).not.toBeInstanceOf(RackTcpConnection);
     expect((set as TcpConnection).cc).toBeInstanceOf(RenoCc);
     const tcpOf = (tcp: Record<string, unknown>) =>
-      scenarioOf({ ...base, transport: { kind: 'tcp', tcp }, workloads: [{ kind: 'flow', src: 0, dst: 1, size: 1 }] }).transport.tcp;
+      scenarioOf({
+        ...base,
+        transport: { kind: 'tcp', tcp },
+        workloads: [{ kind: 'flow', src: 0, dst: 1, size: 1 }],
+      }).transport.tcp;
     expect(tcpOf({ cc: 'dctcp' })).toMatchObject({ ackEvery: 1, quickAcks: 0, rack: false });
-    expect(tcpOf({ cc: 'dctcp', rack: true, ackEvery: 2 })).toMatchObject({ ackEvery: 2, quickAcks: 0, rack: true });
-    expect(tcpOf({ cc: 'cubic', ackEvery: 1, quickAcks: 0 })).toMatchObject({ cc: 'cubic', ackEvery: 1, quickAcks: 0, rack: true, minRto: 0.2 });
+    expect(tcpOf({ cc: 'dctcp', rack: true, ackEvery: 2 })).toMatchObject({
+      ackEvery: 2,
+      quickAcks: 0,
+      rack: true,
+    });
+    expect(tcpOf({ cc: 'cubic', ackEvery: 1, quickAcks: 0 })).toMatchObject({
+      cc: 'cubic',
+      ackEvery: 1,
+      quickAcks: 0,
+      rack: true,
+      minRto: 0.2,
+    });
     expect(tcpOf({ minRto: '1ms' }).minRto).toBe(0.001);
   });
 });

@@ -40,7 +40,17 @@ export class Harness implements SimContext {
 
   constructor(config: Partial<TcpConfig> = {}, baseRttPs = 10e9) {
     const full = { ...baseConfig, ...config };
-    const options = { id: 0, src: 0, dst: 1, cls: 2, forward: Int32Array.of(0), reverse: Int32Array.of(1), ctx: this, config: full, baseRttPs };
+    const options = {
+      id: 0,
+      src: 0,
+      dst: 1,
+      cls: 2,
+      forward: Int32Array.of(0),
+      reverse: Int32Array.of(1),
+      ctx: this,
+      config: full,
+      baseRttPs,
+    };
     this.conn = full.rack ? new RackTcpConnection(options) : new TcpConnection(options);
     this.conn.appLimit = 10 * full.mssBytes;
   }
@@ -49,7 +59,14 @@ export class Harness implements SimContext {
     this.timers.push({ time: timePs, type, order: this.order++ });
   }
 
-  sendControl(_conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number {
+  sendControl(
+    _conn: Connection,
+    kind: number,
+    cls: number,
+    seq: number,
+    ecnEcho: number,
+    ts: number,
+  ): number {
     const p = this.pool.alloc(0, kind, cls, seq, 0, 64, ts);
     this.pool.ecn[p] = ecnEcho;
     this.pendingAcks.push(p);
@@ -122,7 +139,14 @@ export class Harness implements SimContext {
    * whose ACKs come back after `oneWayPs`. `drop(seq, n)` may drop the n-th data packet too.
    * Calls `onAck` after each ACK the sender processed; runs until `untilPs` or nothing is left.
    */
-  runPath(o: { rateBps: number; oneWayPs: number; bufferBytes: number; untilPs: number; drop?: (seq: number, n: number) => boolean; onAck?: () => void }): void {
+  runPath(o: {
+    rateBps: number;
+    oneWayPs: number;
+    bufferBytes: number;
+    untilPs: number;
+    drop?: (seq: number, n: number) => boolean;
+    onAck?: () => void;
+  }): void {
     const events: { time: number; order: number; data: boolean; p: number }[] = [];
     let order = 0;
     let queueFreePs = 0;
@@ -147,7 +171,8 @@ export class Harness implements SimContext {
         const serial = ((len + 40) * 8e12) / o.rateBps;
         const start = Math.max(this.now, queueFreePs);
         const backlogBytes = ((start - this.now) * o.rateBps) / 8e12;
-        if (backlogBytes + len > o.bufferBytes || o.drop?.(this.pool.seq[p] as number, sentPackets)) this.pool.free(p);
+        if (backlogBytes + len > o.bufferBytes || o.drop?.(this.pool.seq[p] as number, sentPackets))
+          this.pool.free(p);
         else {
           queueFreePs = start + serial;
           push(queueFreePs + o.oneWayPs, true, p);

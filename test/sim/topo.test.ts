@@ -9,7 +9,8 @@ function checkRoutes(topology: Topology): void {
         const route = topology.route(src, dst, hash);
         expect(topology.links[route[0]!]!.from).toBe(src);
         expect(topology.links[route.at(-1)!]!.to).toBe(dst);
-        for (let i = 1; i < route.length; i++) expect(topology.links[route[i]!]!.from).toBe(topology.links[route[i - 1]!]!.to);
+        for (let i = 1; i < route.length; i++)
+          expect(topology.links[route[i]!]!.from).toBe(topology.links[route[i - 1]!]!.to);
       }
     }
   }
@@ -25,7 +26,8 @@ const specs: TopologySpec[] = [
 
 describe('topologies', () => {
   for (const spec of specs) {
-    it(`${spec.kind}: every route is a connected path from source to destination`, () => checkRoutes(buildTopology(spec)));
+    it(`${spec.kind}: every route is a connected path from source to destination`, () =>
+      checkRoutes(buildTopology(spec)));
   }
 
   it('links come in cable pairs (id ^ 1 is the reverse direction)', () => {
@@ -46,13 +48,29 @@ describe('topologies', () => {
   });
 
   it('leaf uplinks carry hostsPerLeaf x rate / (spines x oversubscription)', () => {
-    const t = buildTopology({ kind: 'leaf-spine', hosts: 8, hostsPerLeaf: 4, spines: 2, oversubscription: 2, ...base });
-    const uplink = t.links.find((l) => t.nodes[l.from]!.name === 'leaf0' && t.nodes[l.to]!.name === 'spine1')!;
+    const t = buildTopology({
+      kind: 'leaf-spine',
+      hosts: 8,
+      hostsPerLeaf: 4,
+      spines: 2,
+      oversubscription: 2,
+      ...base,
+    });
+    const uplink = t.links.find(
+      (l) => t.nodes[l.from]!.name === 'leaf0' && t.nodes[l.to]!.name === 'spine1',
+    )!;
     expect(uplink.rateBps).toBe(100e9);
   });
 
   it('ECMP spreads flows over every spine', () => {
-    const t = buildTopology({ kind: 'leaf-spine', hosts: 8, hostsPerLeaf: 4, spines: 4, oversubscription: 1, ...base });
+    const t = buildTopology({
+      kind: 'leaf-spine',
+      hosts: 8,
+      hostsPerLeaf: 4,
+      spines: 4,
+      oversubscription: 1,
+      ...base,
+    });
     const used = new Set<number>();
     for (let hash = 0; hash < 64; hash++) used.add(t.links[t.route(0, 5, hash)[1]!]!.to);
     expect(used.size).toBe(4);

@@ -31,7 +31,11 @@ const SKIP: Partial<Record<`${CcName}${'' | '+rack'}` | 'default', Partial<Recor
 
 const variants: { name: keyof typeof SKIP; bbr: boolean; tcp: Record<string, unknown> }[] = [
   ...CC_NAMES.flatMap((cc) =>
-    [false, true].map((rack) => ({ name: `${cc}${rack ? '+rack' : ''}` as const, bbr: cc === 'bbr', tcp: { cc, rack, ackEvery: 1, quickAcks: 0 } })),
+    [false, true].map((rack) => ({
+      name: `${cc}${rack ? '+rack' : ''}` as const,
+      bbr: cc === 'bbr',
+      tcp: { cc, rack, ackEvery: 1, quickAcks: 0 },
+    })),
   ),
   { name: 'default', bbr: true, tcp: {} },
 ];
@@ -75,15 +79,22 @@ for (const v of variants) {
         sim: { sampleInterval: '20us' },
       });
       // While both run: from 10% to 90% of the first finisher's completion.
-      const firstEnd = Math.min(run.sim.connections[0]!.lastDeliveryPs, run.sim.connections[1]!.lastDeliveryPs);
+      const firstEnd = Math.min(
+        run.sim.connections[0]!.lastDeliveryPs,
+        run.sim.connections[1]!.lastDeliveryPs,
+      );
       const a = sampledRateBps(run, 0, 0.1 * firstEnd, 0.9 * firstEnd);
       const b = sampledRateBps(run, 1, 0.1 * firstEnd, 0.9 * firstEnd);
       const jain = (a + b) ** 2 / (2 * (a * a + b * b));
       expect(jain).toBeGreaterThanOrEqual(0.9);
       expect((a + b) / ((10e9 * 1460) / tcpWireBytes(1460))).toBeGreaterThanOrEqual(0.9);
     };
-    test('fairness', 'two flows into one 64 KiB port share it (Jain index >= 0.9) and keep it 90% busy', () => fairness('64KiB'));
-    if (v.bbr) it('two BBR flows into one 1 MiB port share it (Jain index >= 0.9) and keep it 90% busy', () => fairness('1MiB'));
+    test('fairness', 'two flows into one 64 KiB port share it (Jain index >= 0.9) and keep it 90% busy', () =>
+      fairness('64KiB'),
+    );
+    if (v.bbr)
+      it('two BBR flows into one 1 MiB port share it (Jain index >= 0.9) and keep it 90% busy', () =>
+        fairness('1MiB'));
 
     test('conservation', 'a 12-to-1 incast with heavy loss delivers every byte once, and ends', () => {
       const { run } = simulate({
@@ -102,7 +113,14 @@ for (const v of variants) {
 
     test('determinism', 'the same seed gives the same envelope; the run depends on nothing else', () => {
       const scenario = scenarioOf({
-        topology: { kind: 'leaf-spine', hosts: 8, hostsPerLeaf: 4, spines: 2, linkRate: '10Gbps', linkDelay: '1us' },
+        topology: {
+          kind: 'leaf-spine',
+          hosts: 8,
+          hostsPerLeaf: 4,
+          spines: 2,
+          linkRate: '10Gbps',
+          linkDelay: '1us',
+        },
         switch: { buffer: '64KiB', ecn },
         transport: { kind: 'tcp', tcp: { ...tcp, minRto: '1ms' } },
         workloads: [{ kind: 'incast', senders: 7, blockSize: '64KiB', rounds: 2 }],

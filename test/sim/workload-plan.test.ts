@@ -22,7 +22,9 @@ vi.mock('../../src/sim/fluid-ring-fast-path.js', { spy: true });
 vi.mock('../../src/sim/fluid-plan-flows.js', { spy: true });
 
 const DIR = join(import.meta.dirname, '..', '..', 'examples', 'scenarios');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 /** The (src, dst) pairs packet mode's workloads open, in order, without running anything. */
 function packetConnections(file: string, seed: number): { src: number; dst: number }[] {
@@ -51,10 +53,20 @@ describe('WorkloadPlan', () => {
 
   it('gives connection k the same path in both modes (ECMP over 4 spines)', () => {
     const scenario = scenarioOf({
-      topology: { kind: 'leaf-spine', hosts: 16, hostsPerLeaf: 4, spines: 4, linkRate: '100Gbps', linkDelay: '1us' },
+      topology: {
+        kind: 'leaf-spine',
+        hosts: 16,
+        hostsPerLeaf: 4,
+        spines: 4,
+        linkRate: '100Gbps',
+        linkDelay: '1us',
+      },
       switch: { buffer: '1MiB' },
       transport: { kind: 'roce' },
-      workloads: [{ kind: 'permutation', size: '16KiB' }, { kind: 'allgather', size: '64KiB', ranks: 8 }],
+      workloads: [
+        { kind: 'permutation', size: '16KiB' },
+        { kind: 'allgather', size: '64KiB', ranks: 8 },
+      ],
       sim: { maxTime: '1us' },
     });
     const topology = validateScenario(scenario);
@@ -90,7 +102,7 @@ describe('WorkloadPlan', () => {
     for (const f of flows.slice(6)) expect(f.latencyNs).toBe(100);
   });
 
-  it('ring: a chunk waits for its predecessor\'s previous chunk to arrive and its own previous chunk to be sent', () => {
+  it("ring: a chunk waits for its predecessor's previous chunk to arrive and its own previous chunk to be sent", () => {
     const scenario = scenarioOf({
       topology: { kind: 'star', hosts: 3, linkRate: '100Gbps', linkDelay: '1us' },
       switch: { buffer: '1MiB' },
@@ -109,13 +121,27 @@ describe('WorkloadPlan', () => {
 
 describe('fluid fast path for large rings', () => {
   const shapes: [string, Record<string, unknown>][] = [
-    ['all_reduce, 16 hosts, leaf-spine with ECMP, RoCE, chunks rounded up', { kind: 'allreduce', size: 1_000_001 }],
-    ['all_gather, 12 of 16 hosts in a shuffled order, TCP', { kind: 'allgather', size: '3MiB', ranks: [5, 3, 9, 0, 14, 7, 1, 12, 10, 2, 15, 6], transport: 'tcp' }],
+    [
+      'all_reduce, 16 hosts, leaf-spine with ECMP, RoCE, chunks rounded up',
+      { kind: 'allreduce', size: 1_000_001 },
+    ],
+    [
+      'all_gather, 12 of 16 hosts in a shuffled order, TCP',
+      { kind: 'allgather', size: '3MiB', ranks: [5, 3, 9, 0, 14, 7, 1, 12, 10, 2, 15, 6], transport: 'tcp' },
+    ],
   ];
   for (const [name, workload] of shapes) {
     it(`${name}: the arithmetic ring gives the explicit flows' metrics`, () => {
       const scenario = scenarioOf({
-        topology: { kind: 'leaf-spine', hosts: 16, hostsPerLeaf: 4, spines: 3, oversubscription: 2, linkRate: '100Gbps', linkDelay: '1us' },
+        topology: {
+          kind: 'leaf-spine',
+          hosts: 16,
+          hostsPerLeaf: 4,
+          spines: 3,
+          oversubscription: 2,
+          linkRate: '100Gbps',
+          linkDelay: '1us',
+        },
         switch: { buffer: '1MiB' },
         transport: { kind: 'roce' },
         workloads: [workload],

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseJobYaml, loadJobFile } from '../../src/spec/load.js';
 import { InputError, UsageError } from '../../src/core/errors.js';
-import { getFabricPreset, getGpuPreset, getModelPreset, fabricPresets, gpuPresets, modelPresets } from '../../src/spec/presets/index.js';
+import {
+  getFabricPreset,
+  getGpuPreset,
+  getModelPreset,
+  fabricPresets,
+  gpuPresets,
+  modelPresets,
+} from '../../src/spec/presets/index.js';
 import { DEFAULT_JOB_YAML } from '../../src/demo/default-job.js';
 import { VERSION } from '../../src/core/version.js';
 
@@ -54,7 +61,9 @@ precision: bf17
   });
 
   it('reports a missing field at its parent', () => {
-    const error = errorOf(() => parseJobYaml('cluster:\n  nodes: 2\nmodel: llama3-8b\nglobalBatchSize: 8\n', 'missing.yaml'));
+    const error = errorOf(() =>
+      parseJobYaml('cluster:\n  nodes: 2\nmodel: llama3-8b\nglobalBatchSize: 8\n', 'missing.yaml'),
+    );
     expect(error.message).toMatch(/^missing\.yaml:1:1 sequenceLength: /);
   });
 
@@ -66,7 +75,9 @@ precision: bf17
 
   it('locates an unknown preset on its line', () => {
     const error = errorOf(() => parseJobYaml(valid.replace('roce-400g', 'roce-999g'), 'preset.yaml'));
-    expect(error.message).toMatch(/^preset\.yaml:5:11 cluster\.fabric: unknown fabric preset "roce-999g" \(expected one of tcp-25g, /);
+    expect(error.message).toMatch(
+      /^preset\.yaml:5:11 cluster\.fabric: unknown fabric preset "roce-999g" \(expected one of tcp-25g, /,
+    );
   });
 
   it('checks parallel degrees against the GPU count', () => {
@@ -91,13 +102,46 @@ precision: bf17
 describe('presets', () => {
   it('has exactly the ids the issue names', () => {
     expect(fabricPresets.map((p) => p.id)).toEqual([
-      'tcp-25g', 'tcp-100g', 'tcp-100g-virtualized', 'tcp-400g', 'roce-100g', 'roce-200g', 'roce-400g', 'roce-800g', 'ib-edr-100g', 'ib-hdr-200g', 'ib-ndr-400g', 'ib-xdr-800g',
-      'efa-v2-100g', 'efa-v4-400g', 'tcpx-200g', 'tcpxo-200g', 'spectrum-x-400g',
+      'tcp-25g',
+      'tcp-100g',
+      'tcp-100g-virtualized',
+      'tcp-400g',
+      'roce-100g',
+      'roce-200g',
+      'roce-400g',
+      'roce-800g',
+      'ib-edr-100g',
+      'ib-hdr-200g',
+      'ib-ndr-400g',
+      'ib-xdr-800g',
+      'efa-v2-100g',
+      'efa-v4-400g',
+      'tcpx-200g',
+      'tcpxo-200g',
+      'spectrum-x-400g',
     ]);
     expect(gpuPresets.map((p) => p.id)).toEqual([
-      'a100-40gb', 'a100-80gb', 'h100-sxm', 'h200', 'b200', 'v100-sxm2', 'v100-pcie', 'a100-pcie-80gb', 'l40s', 'h100-pcie', 'gh200', 'gb200', 'gb10',
+      'a100-40gb',
+      'a100-80gb',
+      'h100-sxm',
+      'h200',
+      'b200',
+      'v100-sxm2',
+      'v100-pcie',
+      'a100-pcie-80gb',
+      'l40s',
+      'h100-pcie',
+      'gh200',
+      'gb200',
+      'gb10',
     ]);
-    expect(modelPresets.map((p) => p.id)).toEqual(['llama3-8b', 'llama3-70b', 'llama3-405b', 'gpt3-175b', 'mixtral-8x7b']);
+    expect(modelPresets.map((p) => p.id)).toEqual([
+      'llama3-8b',
+      'llama3-70b',
+      'llama3-405b',
+      'gpt3-175b',
+      'mixtral-8x7b',
+    ]);
   });
 
   it('looks ids up ignoring case and names the valid ones otherwise', () => {
@@ -105,27 +149,43 @@ describe('presets', () => {
     expect(getGpuPreset(' H100-SXM ').id).toBe('h100-sxm');
     expect(getModelPreset('LLAMA3-70B').layers).toBe(80);
     expect(() => getGpuPreset('v100')).toThrow(UsageError);
-    expect(() => getGpuPreset('v100')).toThrow(/expected one of a100-40gb, a100-80gb, h100-sxm, h200, b200, v100-sxm2, /);
+    expect(() => getGpuPreset('v100')).toThrow(
+      /expected one of a100-40gb, a100-80gb, h100-sxm, h200, b200, v100-sxm2, /,
+    );
   });
 
   it('gives every fabric value a source', () => {
     for (const fabric of fabricPresets) {
-      for (const field of ['lineRateGbps', 'mtuBytes', 'headerBytesPerPacket', 'perMessageLatencyUs', 'switchHopLatencyUs', 'gpuDirectRdma']) {
+      for (const field of [
+        'lineRateGbps',
+        'mtuBytes',
+        'headerBytesPerPacket',
+        'perMessageLatencyUs',
+        'switchHopLatencyUs',
+        'gpuDirectRdma',
+      ]) {
         expect(fabric.sources[field], `${fabric.id}.${field}`).toBeTruthy();
       }
-      if (fabric.tcp) for (const field of ['tcp.perStreamGbps', 'tcp.streamsPerPeer', 'tcp.lossRate', 'tcp.minRtoMs']) expect(fabric.sources[field]).toBeTruthy();
+      if (fabric.tcp)
+        for (const field of ['tcp.perStreamGbps', 'tcp.streamsPerPeer', 'tcp.lossRate', 'tcp.minRtoMs'])
+          expect(fabric.sources[field]).toBeTruthy();
     }
-    for (const preset of [...gpuPresets, ...modelPresets]) expect(Object.keys(preset.sources).length).toBeGreaterThan(0);
+    for (const preset of [...gpuPresets, ...modelPresets])
+      expect(Object.keys(preset.sources).length).toBeGreaterThan(0);
   });
 });
 
 describe('package consistency', () => {
   it('embeds the demo job exactly as examples/ holds it', () => {
-    expect(DEFAULT_JOB_YAML).toBe(readFileSync(new URL('../../examples/jobs/llama3-70b-8xh100.yaml', import.meta.url), 'utf8'));
+    expect(DEFAULT_JOB_YAML).toBe(
+      readFileSync(new URL('../../examples/jobs/llama3-70b-8xh100.yaml', import.meta.url), 'utf8'),
+    );
   });
 
   it('reports the package version', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(VERSION).toBe(pkg.version);
   });
 

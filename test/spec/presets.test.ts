@@ -13,8 +13,10 @@ import { renderPresetsText } from '../../src/cli/render/presets-text.js';
 function valuePaths(preset: object, prefix = ''): string[] {
   const paths: string[] = [];
   for (const [key, value] of Object.entries(preset)) {
-    if (prefix === '' && (key === 'id' || key === 'name' || key === 'sources' || key === 'transport')) continue;
-    if (value !== null && typeof value === 'object') paths.push(...valuePaths(value as object, `${prefix}${key}.`));
+    if (prefix === '' && (key === 'id' || key === 'name' || key === 'sources' || key === 'transport'))
+      continue;
+    if (value !== null && typeof value === 'object')
+      paths.push(...valuePaths(value as object, `${prefix}${key}.`));
     else if (value !== undefined) paths.push(`${prefix}${key}`);
   }
   return paths;
@@ -34,13 +36,15 @@ describe('every preset value names its public source', () => {
   });
 
   it.each(fabricPresets.map((fabric) => [fabric.id, fabric] as const))('fabric %s', (_id, fabric) => {
-    for (const path of valuePaths(fabric)) expect(fabric.sources[path], `${fabric.id}.${path}`).toMatch(/\S{3}/);
+    for (const path of valuePaths(fabric))
+      expect(fabric.sources[path], `${fabric.id}.${path}`).toMatch(/\S{3}/);
   });
 
   it('names no source for a value the preset does not have', () => {
     for (const preset of [...gpuPresets, ...fabricPresets]) {
       const paths = new Set(valuePaths(preset));
-      for (const key of Object.keys(preset.sources)) expect(paths.has(key), `${preset.id} sources.${key}`).toBe(true);
+      for (const key of Object.keys(preset.sources))
+        expect(paths.has(key), `${preset.id} sources.${key}`).toBe(true);
     }
   });
 
@@ -59,12 +63,32 @@ describe('every preset value names its public source', () => {
 
 describe('new GPU presets', () => {
   it('resolve by id with their datasheet figures', () => {
-    expect(getGpuPreset('v100-sxm2')).toMatchObject({ bf16DenseTflops: 125, hbmBandwidthTBps: 0.9, nvlinkBandwidthGBps: 300, pcieGen: 3, nvls: false });
-    expect(getGpuPreset('l40s')).toMatchObject({ bf16DenseTflops: 362.05, fp8DenseTflops: 733, nvlinkBandwidthGBps: 0, nvlinkDomainGpus: 1 });
-    expect(getGpuPreset('h100-pcie')).toMatchObject({ bf16DenseTflops: 756, nvlinkBandwidthGBps: 0, pcieGen: 5 });
-    expect(getGpuPreset('gb200')).toMatchObject({ nvlinkBandwidthGBps: 1800, nvlinkDomainGpus: 72, nvls: true });
+    expect(getGpuPreset('v100-sxm2')).toMatchObject({
+      bf16DenseTflops: 125,
+      hbmBandwidthTBps: 0.9,
+      nvlinkBandwidthGBps: 300,
+      pcieGen: 3,
+      nvls: false,
+    });
+    expect(getGpuPreset('l40s')).toMatchObject({
+      bf16DenseTflops: 362.05,
+      fp8DenseTflops: 733,
+      nvlinkBandwidthGBps: 0,
+      nvlinkDomainGpus: 1,
+    });
+    expect(getGpuPreset('h100-pcie')).toMatchObject({
+      bf16DenseTflops: 756,
+      nvlinkBandwidthGBps: 0,
+      pcieGen: 5,
+    });
+    expect(getGpuPreset('gb200')).toMatchObject({
+      nvlinkBandwidthGBps: 1800,
+      nvlinkDomainGpus: 72,
+      nvls: true,
+    });
     expect(getGpuPreset('gh200').nvlinkDomainGpus).toBe(1);
-    for (const id of ['v100-pcie', 'a100-pcie-80gb', 'gb10']) expect(getGpuPreset(id).nvlinkBandwidthGBps, id).toBe(0);
+    for (const id of ['v100-pcie', 'a100-pcie-80gb', 'gb10'])
+      expect(getGpuPreset(id).nvlinkBandwidthGBps, id).toBe(0);
   });
 
   it('mark NVLS only where NVSwitch has NVLink SHARP (Hopper and later)', () => {
@@ -80,7 +104,15 @@ describe('new GPU presets', () => {
   });
 
   it('inline GPUs get nvls false and an 8-GPU NVLink domain unless they say otherwise', () => {
-    const parsed = GpuSchema.parse({ id: 'x', name: 'X', bf16DenseTflops: 1, hbmGB: 1, hbmBandwidthTBps: 1, nvlinkBandwidthGBps: 0, pcieGen: 4 });
+    const parsed = GpuSchema.parse({
+      id: 'x',
+      name: 'X',
+      bf16DenseTflops: 1,
+      hbmGB: 1,
+      hbmBandwidthTBps: 1,
+      nvlinkBandwidthGBps: 0,
+      pcieGen: 4,
+    });
     expect(parsed).toMatchObject({ nvls: false, nvlinkDomainGpus: 8, pcieLanes: 16 });
     expect(GpuSchema.safeParse({ ...parsed, nvlinkBandwidthGBps: -1 }).success).toBe(false);
   });
@@ -102,14 +134,18 @@ describe('intra-node link follows the GPU', () => {
   });
 
   it('still takes an explicit pcie on an NVLink GPU', () => {
-    const cluster = parseJobYaml(job('  gpu: h100-sxm\n  intraNode:\n    kind: pcie\n'), 'job.yaml').resolve().cluster;
+    const cluster = parseJobYaml(job('  gpu: h100-sxm\n  intraNode:\n    kind: pcie\n'), 'job.yaml').resolve()
+      .cluster;
     expect(cluster.intraNodeKind).toBe('pcie');
   });
 
   it('refuses nvlink on a PCIe-only GPU, naming the field and its line', () => {
-    const resolve = (): unknown => parseJobYaml(job('  gpu: l40s\n  intraNode:\n    kind: nvlink\n'), 'job.yaml').resolve();
+    const resolve = (): unknown =>
+      parseJobYaml(job('  gpu: l40s\n  intraNode:\n    kind: nvlink\n'), 'job.yaml').resolve();
     expect(resolve).toThrow(InputError);
-    expect(resolve).toThrow(/^job\.yaml:6:11 cluster\.intraNode\.kind: nvlink, but GPU l40s has no NVLink \(nvlinkBandwidthGBps 0\)/);
+    expect(resolve).toThrow(
+      /^job\.yaml:6:11 cluster\.intraNode\.kind: nvlink, but GPU l40s has no NVLink \(nvlinkBandwidthGBps 0\)/,
+    );
   });
 
   it('refuses nvlink on a PCIe-only GPU without a file too', () => {
@@ -140,7 +176,12 @@ describe('new fabric presets', () => {
   });
 
   it('EFA is its own transport, per card, with GPUDirect RDMA and no PFC', () => {
-    expect(getFabricPreset('efa-v2-100g')).toMatchObject({ transport: 'efa', lineRateGbps: 100, gpuDirectRdma: true, lossless: false });
+    expect(getFabricPreset('efa-v2-100g')).toMatchObject({
+      transport: 'efa',
+      lineRateGbps: 100,
+      gpuDirectRdma: true,
+      lossless: false,
+    });
     expect(getFabricPreset('efa-v4-400g')).toMatchObject({ transport: 'efa', lineRateGbps: 400 });
   });
 
@@ -150,15 +191,28 @@ describe('new fabric presets', () => {
       expect(fabric, id).toMatchObject({ transport: 'tcp', lineRateGbps: 200, gpuDirectRdma: false });
       expect(fabric.tcp, id).toMatchObject({ devmem: true, virtualized: true });
     }
-    for (const fabric of fabricPresets.filter((f) => f.ncclNet === 'Socket')) expect(fabric.tcp?.devmem, fabric.id).toBe(false);
+    for (const fabric of fabricPresets.filter((f) => f.ncclNet === 'Socket'))
+      expect(fabric.tcp?.devmem, fabric.id).toBe(false);
   });
 
   it('Spectrum-X is lossless RoCE v2 at 400G', () => {
-    expect(getFabricPreset('spectrum-x-400g')).toMatchObject({ transport: 'roce', lineRateGbps: 400, lossless: true, gpuDirectRdma: true });
+    expect(getFabricPreset('spectrum-x-400g')).toMatchObject({
+      transport: 'roce',
+      lineRateGbps: 400,
+      lossless: true,
+      gpuDirectRdma: true,
+    });
   });
 
   it('an inline tcp block gets devmem false by default', () => {
-    const tcp = { perStreamGbps: 10, streamsPerPeer: 4, lossRate: 0, minRtoMs: 200, rttUs: 30, virtualized: false };
+    const tcp = {
+      perStreamGbps: 10,
+      streamsPerPeer: 4,
+      lossRate: 0,
+      minRtoMs: 200,
+      rttUs: 30,
+      virtualized: false,
+    };
     const fabric = FabricSchema.parse({ ...getFabricPreset('tcp-100g'), sources: undefined, tcp });
     expect(fabric.tcp?.devmem).toBe(false);
     expect(FabricSchema.safeParse({ ...fabric, ncclNet: '' }).success).toBe(false);
@@ -184,14 +238,30 @@ describe('aifabric presets', () => {
     const l40s = metrics.gpus?.find((g) => g.id === 'l40s');
     expect(l40s).toMatchObject({ nvls: false, nvlinkDomainGpus: 1 });
     expect(l40s?.sources.nvlinkDomainGpus).toBeTruthy();
-    const json = JSON.parse(JSON.stringify(listPresets('gpus'))) as { metrics: { gpus: { id: string; nvls: boolean; sources: Record<string, string> }[] } };
+    const json = JSON.parse(JSON.stringify(listPresets('gpus'))) as {
+      metrics: { gpus: { id: string; nvls: boolean; sources: Record<string, string> }[] };
+    };
     expect(json.metrics.gpus.map((g) => g.id)).toContain('gb10');
-    expect(json.metrics.gpus.every((g) => typeof g.nvls === 'boolean' && typeof g.sources.nvls === 'string')).toBe(true);
+    expect(
+      json.metrics.gpus.every((g) => typeof g.nvls === 'boolean' && typeof g.sources.nvls === 'string'),
+    ).toBe(true);
   });
 
   it('text lists the new GPUs and fabrics with their NVLink domain and NCCL net', () => {
     const text = renderPresetsText(listPresets());
-    for (const id of ['v100-sxm2', 'v100-pcie', 'a100-pcie-80gb', 'l40s', 'h100-pcie', 'gh200', 'gb200', 'gb10', 'efa-v4-400g', 'tcpxo-200g', 'spectrum-x-400g']) {
+    for (const id of [
+      'v100-sxm2',
+      'v100-pcie',
+      'a100-pcie-80gb',
+      'l40s',
+      'h100-pcie',
+      'gh200',
+      'gb200',
+      'gb10',
+      'efa-v4-400g',
+      'tcpxo-200g',
+      'spectrum-x-400g',
+    ]) {
       expect(text).toContain(id);
     }
     const gb200 = text.split('\n').find((line) => line.startsWith('gb200'));

@@ -58,7 +58,9 @@ describe('edit distance and near misses', () => {
 
 describe('job files refuse unknown keys at their line', () => {
   it('the two keys of the issue: fabrik and computeEfficency', () => {
-    const found = lines(() => parseJobYaml(job({ cluster: '  fabrik: tcp-100g\n', top: 'computeEfficency: 0.9\n' }), 'job.yaml'));
+    const found = lines(() =>
+      parseJobYaml(job({ cluster: '  fabrik: tcp-100g\n', top: 'computeEfficency: 0.9\n' }), 'job.yaml'),
+    );
     expect(found).toEqual([
       "job.yaml:6:11 cluster.fabrik: unknown key 'fabrik' (did you mean 'fabric'?)",
       "job.yaml:10:19 computeEfficency: unknown key 'computeEfficency' (did you mean 'computeEfficiency'?)",
@@ -67,15 +69,41 @@ describe('job files refuse unknown keys at their line', () => {
 
   it('in every nested mapping', () => {
     const cases: [string, string, RegExp][] = [
-      ['top', 'parallelism:\n  tp: 1\n  TP: 2\n', /^job\.yaml:11:7 parallelism\.TP: unknown key 'TP' \(did you mean 'tp'\?\)$/],
-      ['top', 'stragglers:\n  jiterCv: 0.1\n', /^job\.yaml:10:12 stragglers\.jiterCv: unknown key 'jiterCv' \(did you mean 'jitterCv'\?\)$/],
-      ['cluster', '  topology:\n    kind: leaf-spine\n    oversubscriptoin: 2\n', /^job\.yaml:8:23 cluster\.topology\.oversubscriptoin: unknown key 'oversubscriptoin' \(did you mean 'oversubscription'\?\)$/],
-      ['cluster', '  topology:\n    kind: single-switch\n    nodesPerLeaf: 4\n', /^job\.yaml:8:19 cluster\.topology\.nodesPerLeaf: unknown key 'nodesPerLeaf' \(expected one of kind\)$/],
-      ['cluster', '  intraNode:\n    kind: pcie\n    bandwith: 32\n', /^job\.yaml:8:15 cluster\.intraNode\.bandwith: unknown key 'bandwith' \(expected one of kind, bandwidthGBps\)$/],
-      ['top', 'frobnicate: true\n', /^job\.yaml:9:13 frobnicate: unknown key 'frobnicate' \(expected one of name, cluster, model, /],
+      [
+        'top',
+        'parallelism:\n  tp: 1\n  TP: 2\n',
+        /^job\.yaml:11:7 parallelism\.TP: unknown key 'TP' \(did you mean 'tp'\?\)$/,
+      ],
+      [
+        'top',
+        'stragglers:\n  jiterCv: 0.1\n',
+        /^job\.yaml:10:12 stragglers\.jiterCv: unknown key 'jiterCv' \(did you mean 'jitterCv'\?\)$/,
+      ],
+      [
+        'cluster',
+        '  topology:\n    kind: leaf-spine\n    oversubscriptoin: 2\n',
+        /^job\.yaml:8:23 cluster\.topology\.oversubscriptoin: unknown key 'oversubscriptoin' \(did you mean 'oversubscription'\?\)$/,
+      ],
+      [
+        'cluster',
+        '  topology:\n    kind: single-switch\n    nodesPerLeaf: 4\n',
+        /^job\.yaml:8:19 cluster\.topology\.nodesPerLeaf: unknown key 'nodesPerLeaf' \(expected one of kind\)$/,
+      ],
+      [
+        'cluster',
+        '  intraNode:\n    kind: pcie\n    bandwith: 32\n',
+        /^job\.yaml:8:15 cluster\.intraNode\.bandwith: unknown key 'bandwith' \(expected one of kind, bandwidthGBps\)$/,
+      ],
+      [
+        'top',
+        'frobnicate: true\n',
+        /^job\.yaml:9:13 frobnicate: unknown key 'frobnicate' \(expected one of name, cluster, model, /,
+      ],
     ];
     for (const [where, text, pattern] of cases) {
-      const found = lines(() => parseJobYaml(job(where === 'top' ? { top: text } : { cluster: text }), 'job.yaml'));
+      const found = lines(() =>
+        parseJobYaml(job(where === 'top' ? { top: text } : { cluster: text }), 'job.yaml'),
+      );
       expect(found, text).toHaveLength(1);
       expect(found[0], text).toMatch(pattern);
     }
@@ -110,14 +138,25 @@ sequenceLength: -1
 globalBatchSize: 16
 `;
     const found = lines(() => parseJobYaml(text, 'inline.yaml'));
-    expect(found).toContain("inline.yaml:22:12 cluster.fabric.tcp.rto: unknown key 'rto' (expected one of perStreamGbps, streamsPerPeer, lossRate, minRtoMs, rttUs, virtualized, devmem)");
-    expect(found.some((line) => line.startsWith("inline.yaml:23:15 cluster.fabric.linerate: unknown key 'linerate' (expected one of id, name, transport, lineRateGbps,"))).toBe(true);
+    expect(found).toContain(
+      "inline.yaml:22:12 cluster.fabric.tcp.rto: unknown key 'rto' (expected one of perStreamGbps, streamsPerPeer, lossRate, minRtoMs, rttUs, virtualized, devmem)",
+    );
+    expect(
+      found.some((line) =>
+        line.startsWith(
+          "inline.yaml:23:15 cluster.fabric.linerate: unknown key 'linerate' (expected one of id, name, transport, lineRateGbps,",
+        ),
+      ),
+    ).toBe(true);
     expect(found.some((line) => /^inline\.yaml:25:17 sequenceLength: /.test(line))).toBe(true);
   });
 
   it('still loads every valid job, with or without inline specs', () => {
     expect(parseJobYaml(job(), 'ok.yaml').resolve().cluster.fabric.id).toBe('roce-400g');
-    const inline = job().replace('model: llama3-8b', 'model:\n  id: tiny\n  name: Tiny\n  layers: 2\n  hidden: 64\n  heads: 8\n  kvHeads: 8\n  ffnHidden: 256\n  vocab: 1000');
+    const inline = job().replace(
+      'model: llama3-8b',
+      'model:\n  id: tiny\n  name: Tiny\n  layers: 2\n  hidden: 64\n  heads: 8\n  kvHeads: 8\n  ffnHidden: 256\n  vocab: 1000',
+    );
     expect(parseJobYaml(inline, 'inline.yaml').resolve().model.id).toBe('tiny');
   });
 });
@@ -134,12 +173,21 @@ describe('partial inline specs name each missing field', () => {
   });
 
   it('a fabric with a wrong type and a missing field, never a bare "Invalid input"', () => {
-    const text = job().replace('  fabric: roce-400g\n', '  fabric:\n    id: f\n    name: F\n    transport: udp\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n');
+    const text = job().replace(
+      '  fabric: roce-400g\n',
+      '  fabric:\n    id: f\n    name: F\n    transport: udp\n    lineRateGbps: 100\n    mtuBytes: 4096\n    headerBytesPerPacket: 0\n    perMessageLatencyUs: 2\n    switchHopLatencyUs: 1\n    nicEfficiency: 0.9\n    gpuDirectRdma: true\n',
+    );
     const found = lines(() => parseJobYaml(text, 'fabric.yaml'));
     expect(found).toHaveLength(3);
-    expect(found[0]).toMatch(/^fabric\.yaml:8:16 cluster\.fabric\.transport: Invalid option: expected one of "tcp"\|"roce"\|"ib"\|"efa"$/);
-    expect(found[1]).toBe('fabric.yaml:6:5 cluster.fabric.lossless: missing field of the inline fabric (expected boolean)');
-    expect(found[2]).toBe('fabric.yaml:6:5 cluster.fabric.ncclNet: missing field of the inline fabric (expected string)');
+    expect(found[0]).toMatch(
+      /^fabric\.yaml:8:16 cluster\.fabric\.transport: Invalid option: expected one of "tcp"\|"roce"\|"ib"\|"efa"$/,
+    );
+    expect(found[1]).toBe(
+      'fabric.yaml:6:5 cluster.fabric.lossless: missing field of the inline fabric (expected boolean)',
+    );
+    expect(found[2]).toBe(
+      'fabric.yaml:6:5 cluster.fabric.ncclNet: missing field of the inline fabric (expected string)',
+    );
   });
 
   it('a preset field that is neither a name nor a mapping', () => {
@@ -160,12 +208,16 @@ describe('cluster files', () => {
 
   it('refuse a misspelt fabric instead of defaulting to roce-400g', () => {
     const file = write('nodes: 4\nfabrik: tcp-100g\n');
-    expect(errorOf(() => loadClusterFile(file)).message).toBe(`${file}:2:9 fabrik: unknown key 'fabrik' (did you mean 'fabric'?)`);
+    expect(errorOf(() => loadClusterFile(file)).message).toBe(
+      `${file}:2:9 fabrik: unknown key 'fabrik' (did you mean 'fabric'?)`,
+    );
   });
 
   it('bound the node count', () => {
     const file = write(`nodes: ${MAX_NODES + 1}\n`);
-    expect(errorOf(() => loadClusterFile(file)).message).toBe(`${file}:1:8 nodes: expected at most ${MAX_NODES} nodes`);
+    expect(errorOf(() => loadClusterFile(file)).message).toBe(
+      `${file}:1:8 nodes: expected at most ${MAX_NODES} nodes`,
+    );
     expect(loadClusterFile(write(`nodes: ${MAX_NODES}\n`)).nodes).toBe(MAX_NODES);
   });
 });

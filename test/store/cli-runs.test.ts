@@ -15,7 +15,15 @@ const fixture = (name: string) => join(FIXTURE_DIR, `${name}.json`);
 
 async function seededDb(): Promise<string> {
   const db = tempDbPath();
-  const imported = await runCli(['runs', 'import', fixture('collective-roce'), fixture('plan'), fixture('bench-tcp'), '--db', db]);
+  const imported = await runCli([
+    'runs',
+    'import',
+    fixture('collective-roce'),
+    fixture('plan'),
+    fixture('bench-tcp'),
+    '--db',
+    db,
+  ]);
   expect(imported.code, imported.stderr).toBe(0);
   return db;
 }
@@ -27,7 +35,11 @@ describe('aifabric runs', () => {
     expect(all.code, all.stderr).toBe(0);
     const envelope = JSON.parse(all.stdout);
     expect(envelope.kind).toBe('runs-list');
-    expect(envelope.metrics.runs.map((run: { id: number; kind: string }) => [run.id, run.kind])).toEqual([[3, 'bench-tcp'], [2, 'plan'], [1, 'collective']]);
+    expect(envelope.metrics.runs.map((run: { id: number; kind: string }) => [run.id, run.kind])).toEqual([
+      [3, 'bench-tcp'],
+      [2, 'plan'],
+      [1, 'collective'],
+    ]);
     expect(envelope.metrics.runs[2].createdAt).toBe(loadFixture('collective-roce')[0]!.createdAt);
     const plans = JSON.parse((await runCli(['runs', 'list', '--kind', 'plan', '--json', '--db', db])).stdout);
     expect(plans.metrics.runs.map((run: { id: number }) => run.id)).toEqual([2]);
@@ -61,13 +73,20 @@ describe('aifabric runs', () => {
     expect(diff.stdout).toMatch(/all_reduce\s+64K\s/);
     expect(diff.stdout).toMatch(/all_reduce\s+16M\s/);
     const json = JSON.parse((await runCli(['runs', 'diff', '1', '4', '--json', '--db', db])).stdout);
-    expect(json.metrics.regressions.map((entry: { sizeBytes: number }) => entry.sizeBytes)).toEqual([65536, 16777216]);
-    expect(json.findings.map((finding: { ruleId: string }) => finding.ruleId)).toEqual(['busbw-regression', 'busbw-regression']);
+    expect(json.metrics.regressions.map((entry: { sizeBytes: number }) => entry.sizeBytes)).toEqual([
+      65536, 16777216,
+    ]);
+    expect(json.findings.map((finding: { ruleId: string }) => finding.ruleId)).toEqual([
+      'busbw-regression',
+      'busbw-regression',
+    ]);
 
     expect((await runCli(['runs', 'diff', '4', '1', '--db', db])).code).toBe(0);
     const mixed = await runCli(['runs', 'diff', '1', '2', '--db', db]);
     expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toBe('aifabric: cannot diff a collective result with a plan result: diff compares two results of the same kind\n');
+    expect(mixed.stderr).toBe(
+      'aifabric: cannot diff a collective result with a plan result: diff compares two results of the same kind\n',
+    );
   });
 
   it('never creates a database when reading one; refuses a newer one with exit 3', async () => {
@@ -99,7 +118,10 @@ describe('--save through emitResult', () => {
       process.env.AIFABRIC_DB = db;
       await emitResult(result, { json: false, save: true }, () => 'text\n');
       await emitResult(result, { json: false }, () => 'text\n');
-      expect(stderr.mock.calls.map((call) => String(call[0]))).toEqual([`saved as run 1 in ${db}\n`, `saved as run 2 in ${db}\n`]);
+      expect(stderr.mock.calls.map((call) => String(call[0]))).toEqual([
+        `saved as run 1 in ${db}\n`,
+        `saved as run 2 in ${db}\n`,
+      ]);
     } finally {
       stdout.mockRestore();
       stderr.mockRestore();
@@ -121,7 +143,10 @@ describe('aifabric report and serve', () => {
     expect(readFileSync(out, 'utf8')).toContain('<figure class="chart" id="busbw-all-reduce"');
 
     const fromFiles = join(dirname(db), 'files.html');
-    const noDb = await runCli(['report', '--input', fixture('scale'), '--input', fixture('sim-incast-sweep'), '--out', fromFiles], { env: { AIFABRIC_DB: join(dirname(db), 'absent.db') } });
+    const noDb = await runCli(
+      ['report', '--input', fixture('scale'), '--input', fixture('sim-incast-sweep'), '--out', fromFiles],
+      { env: { AIFABRIC_DB: join(dirname(db), 'absent.db') } },
+    );
     expect(noDb.code, noDb.stderr).toBe(0);
     expect(noDb.stdout).toMatch(/wrote .*files\.html: 11 results, 2 charts/);
 
@@ -161,7 +186,9 @@ describe('aifabric report and serve', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('report');
     expect(help.stderr).not.toContain('HEAVY');
-    const sanity = await runCli(['runs', 'list', '--db', tempDbPath('none.db')], { nodeArgs: ['--import', hook] });
+    const sanity = await runCli(['runs', 'list', '--db', tempDbPath('none.db')], {
+      nodeArgs: ['--import', hook],
+    });
     expect(sanity.stderr).toContain('HEAVY');
   });
 });

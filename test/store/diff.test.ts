@@ -7,7 +7,9 @@ import { loadFixture } from '../report/fixtures.js';
 /** A copy of a busbw result with busbw scaled by `factor` at the given sizes. */
 function slowedAt<T extends ResultEnvelope>(envelope: T, factors: Record<number, number>): T {
   const copy = structuredClone(envelope);
-  const rows = (copy.metrics as { rows: { sizeBytes: number; busbwGBps?: number; outOfPlace?: { busbwGBps: number } }[] }).rows;
+  const rows = (
+    copy.metrics as { rows: { sizeBytes: number; busbwGBps?: number; outOfPlace?: { busbwGBps: number } }[] }
+  ).rows;
   for (const row of rows) {
     const factor = factors[row.sizeBytes];
     if (factor === undefined) continue;
@@ -24,7 +26,11 @@ describe('diffResults', () => {
     const diff = diffResults(a, b);
     expect(diff.thresholdPercent).toBe(5);
     expect(diff.regressions.map((regression) => regression.sizeBytes)).toEqual([1024, 1048576]);
-    expect(diff.regressions[1]).toMatchObject({ op: 'all_reduce', curveA: 'roce-v2', changePercent: expect.closeTo(-50, 6) });
+    expect(diff.regressions[1]).toMatchObject({
+      op: 'all_reduce',
+      curveA: 'roce-v2',
+      changePercent: expect.closeTo(-50, 6),
+    });
     expect(diff.busbw).toHaveLength((a.metrics as { rows: unknown[] }).rows.length);
     // A 4% dip is noise, a 20% gain is not a regression.
     expect(diff.busbw.find((entry) => entry.sizeBytes === 4096)?.regression).toBe(false);
@@ -40,14 +46,21 @@ describe('diffResults', () => {
   it('compares parse results of two captures even when the file names differ', () => {
     const a = loadFixture('parse-nccl')[0]!;
     const b = structuredClone(a);
-    const file = (b.metrics as { files: { path: string; facts: { tests: { rows: { sizeBytes: number; outOfPlace: { busbwGBps: number } }[] }[] } }[] }).files[0]!;
+    const file = (
+      b.metrics as {
+        files: {
+          path: string;
+          facts: { tests: { rows: { sizeBytes: number; outOfPlace: { busbwGBps: number } }[] }[] };
+        }[];
+      }
+    ).files[0]!;
     file.path = 'captures/after-upgrade.txt';
     const row = file.facts.tests[0]!.rows.find((entry) => entry.sizeBytes === 33554432)!;
     row.outOfPlace.busbwGBps *= 0.9;
     const diff = diffResults(a, b);
-    expect(diff.regressions.map((regression) => [regression.sizeBytes, regression.curveA, regression.curveB])).toEqual([
-      [33554432, 'all_reduce_perf.txt', 'after-upgrade.txt'],
-    ]);
+    expect(
+      diff.regressions.map((regression) => [regression.sizeBytes, regression.curveA, regression.curveB]),
+    ).toEqual([[33554432, 'all_reduce_perf.txt', 'after-upgrade.txt']]);
   });
 
   it('lists changed metrics of other kinds by row identity, not position', () => {
@@ -58,7 +71,9 @@ describe('diffResults', () => {
     rows.find((row) => row.fabric === 'tcp')!.stepTimeMs = 1500;
     const diff = diffResults(a, b);
     expect(diff.regressions).toEqual([]);
-    expect(diff.changes).toEqual([{ path: 'rows[fabric=tcp].stepTimeMs', a: 1415, b: 1500, changePercent: expect.closeTo(6.007, 2) }]);
+    expect(diff.changes).toEqual([
+      { path: 'rows[fabric=tcp].stepTimeMs', a: 1415, b: 1500, changePercent: expect.closeTo(6.007, 2) },
+    ]);
     expect(diff.unchangedMetrics).toBeGreaterThan(10);
   });
 

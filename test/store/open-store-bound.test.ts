@@ -29,7 +29,9 @@ describe('opening a locked store', () => {
       }
       expect(caught).toBeInstanceOf(EnvironmentError);
       expect((caught as EnvironmentError).exitCode).toBe(3);
-      expect((caught as Error).message).toBe(`${path}: the results database stayed locked by another process for 0.3 s`);
+      expect((caught as Error).message).toBe(
+        `${path}: the results database stayed locked by another process for 0.3 s`,
+      );
     } finally {
       holder.exec('ROLLBACK');
       holder.close();

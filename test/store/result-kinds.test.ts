@@ -17,7 +17,8 @@ describe('result kinds for filters', () => {
   it('KNOWN_RESULT_KINDS lists every kind a command emits (every makeResult call in src/)', () => {
     const emitted = new Set<string>();
     for (const file of sourceFiles(join(REPO_ROOT, 'src'))) {
-      for (const match of readFileSync(file, 'utf8').matchAll(/makeResult(?:<[^>]*>)?\(\s*'([^']+)'/g)) emitted.add(match[1]!);
+      for (const match of readFileSync(file, 'utf8').matchAll(/makeResult(?:<[^>]*>)?\(\s*'([^']+)'/g))
+        emitted.add(match[1]!);
     }
     expect(emitted.size).toBeGreaterThan(10);
     expect([...emitted].filter((kind) => !KNOWN_RESULT_KINDS.includes(kind)).sort()).toEqual([]);
@@ -41,6 +42,8 @@ describe('result kinds for filters', () => {
     }
     expect(error).toBeInstanceOf(AifabricError);
     expect((error as AifabricError).exitCode).toBe(2);
-    expect((error as AifabricError).message).toMatch(/^unknown kind "bench_tcp" \(known kinds: accept, bench\.tcp, check, .*mystery-kind.*\)$/);
+    expect((error as AifabricError).message).toMatch(
+      /^unknown kind "bench_tcp" \(known kinds: accept, bench\.tcp, check, .*mystery-kind.*\)$/,
+    );
   });
 });

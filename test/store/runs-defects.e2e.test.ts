@@ -30,7 +30,10 @@ function writeJson(dir: string, name: string, value: unknown): string {
   return file;
 }
 
-const idsOf = (run: CliRun): [number, string][] => (JSON.parse(run.stdout) as { metrics: { runs: { id: number; kind: string }[] } }).metrics.runs.map((entry) => [entry.id, entry.kind]);
+const idsOf = (run: CliRun): [number, string][] =>
+  (JSON.parse(run.stdout) as { metrics: { runs: { id: number; kind: string }[] } }).metrics.runs.map(
+    (entry) => [entry.id, entry.kind],
+  );
 
 describe('runs list --kind (defect 13)', () => {
   it('bench-tcp, as the help says, finds runs stored as bench.tcp; bench.tcp finds both spellings', async () => {
@@ -38,8 +41,14 @@ describe('runs list --kind (defect 13)', () => {
     const { db } = await seeded('bench-tcp-engine', 'bench-tcp', 'plan');
     const dashed = await runCli(['runs', 'list', '--kind', 'bench-tcp', '--json', '--db', db]);
     expect(dashed.code, dashed.stderr).toBe(0);
-    expect(idsOf(dashed)).toEqual([[2, 'bench-tcp'], [1, 'bench.tcp']]);
-    expect(idsOf(await runCli(['runs', 'list', '--kind', 'bench.tcp', '--json', '--db', db]))).toEqual([[2, 'bench-tcp'], [1, 'bench.tcp']]);
+    expect(idsOf(dashed)).toEqual([
+      [2, 'bench-tcp'],
+      [1, 'bench.tcp'],
+    ]);
+    expect(idsOf(await runCli(['runs', 'list', '--kind', 'bench.tcp', '--json', '--db', db]))).toEqual([
+      [2, 'bench-tcp'],
+      [1, 'bench.tcp'],
+    ]);
     // A known kind with no saved run is an empty list, not an error.
     const none = await runCli(['runs', 'list', '--kind', 'sim', '--json', '--db', db]);
     expect(none.code).toBe(0);
@@ -50,7 +59,9 @@ describe('runs list --kind (defect 13)', () => {
     const { db } = await seeded('plan');
     const run = await runCli(['runs', 'list', '--kind', 'bench_tcp', '--db', db]);
     expect(run.code).toBe(2);
-    expect(firstLine(run)).toMatch(/^aifabric: unknown kind "bench_tcp" \(known kinds: .*bench\.tcp, check, collective, .*plan.*sim.*\)$/);
+    expect(firstLine(run)).toMatch(
+      /^aifabric: unknown kind "bench_tcp" \(known kinds: .*bench\.tcp, check, collective, .*plan.*sim.*\)$/,
+    );
     expect(run.stdout).toBe('');
   });
 });
@@ -70,8 +81,16 @@ describe('one corrupt database row (defect 7)', () => {
     const out = join(tempDir(), 'report.html');
     const run = await runCli(['report', '--db', db, '--out', out, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(firstLine(run)).toMatch(new RegExp(`^warning: run 2 in ${db.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is corrupt: its saved envelope is not valid JSON .*; skipped$`));
-    const envelope = JSON.parse(run.stdout) as { inputs: { runs: number[] }; metrics: { results: number }; warnings: string[] };
+    expect(firstLine(run)).toMatch(
+      new RegExp(
+        `^warning: run 2 in ${db.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is corrupt: its saved envelope is not valid JSON .*; skipped$`,
+      ),
+    );
+    const envelope = JSON.parse(run.stdout) as {
+      inputs: { runs: number[] };
+      metrics: { results: number };
+      warnings: string[];
+    };
     expect(envelope.inputs.runs).toEqual([1, 3]);
     expect(envelope.metrics.results).toBe(2);
     expect(envelope.warnings).toHaveLength(1);
@@ -82,7 +101,9 @@ describe('one corrupt database row (defect 7)', () => {
     const db = await withCorruptRow();
     const show = await runCli(['runs', 'show', '2', '--db', db]);
     expect(show.code).toBe(2);
-    expect(firstLine(show)).toMatch(/^aifabric: run 2 in .*runs\.db is corrupt: its saved envelope is not valid JSON/);
+    expect(firstLine(show)).toMatch(
+      /^aifabric: run 2 in .*runs\.db is corrupt: its saved envelope is not valid JSON/,
+    );
     expect(show.stderr).not.toContain('internal error');
     const report = await runCli(['report', '--run', '2', '--db', db, '--out', join(tempDir(), 'r.html')]);
     expect(report.code).toBe(2);
@@ -108,10 +129,14 @@ describe('report --input, runs diff, runs import (Low)', () => {
     const { dir, db } = await seeded('collective-roce');
     const shifted = structuredClone(loadFixture('collective-roce')[0]!);
     for (const row of (shifted.metrics as { rows: { sizeBytes: number }[] }).rows) row.sizeBytes *= 3;
-    expect((await runCli(['runs', 'import', writeJson(dir, 'shifted.json', shifted), '--db', db])).code).toBe(0);
+    expect((await runCli(['runs', 'import', writeJson(dir, 'shifted.json', shifted), '--db', db])).code).toBe(
+      0,
+    );
     const run = await runCli(['runs', 'diff', '1', '2', '--db', db]);
     expect(run.code).toBe(2);
-    expect(firstLine(run)).toMatch(/^aifabric: cannot diff these collective results: no op and message size is in both \(first: all_reduce \d+ to \d+ B; second: all_reduce \d+ to \d+ B\)$/);
+    expect(firstLine(run)).toMatch(
+      /^aifabric: cannot diff these collective results: no op and message size is in both \(first: all_reduce \d+ to \d+ B; second: all_reduce \d+ to \d+ B\)$/,
+    );
     expect(run.stdout).toBe('');
   });
 
@@ -135,7 +160,10 @@ describe('report --input, runs diff, runs import (Low)', () => {
       [{ ...good, createdAt: 'yesterday' }, 'createdAt: expected an ISO 8601 time'],
       [{ ...good, tool: 'aifabric' }, 'tool: expected {name, version}'],
       [{ ...good, metrics: [1, 2] }, 'metrics: expected an object'],
-      [{ ...good, findings: [{ severity: 'fatal', ruleId: 'x.y', message: 'm' }] }, 'findings[0].severity: expected error, warn, info, pass'],
+      [
+        { ...good, findings: [{ severity: 'fatal', ruleId: 'x.y', message: 'm' }] },
+        'findings[0].severity: expected error, warn, info, pass',
+      ],
     ];
     for (const [index, [envelope, problem]] of cases.entries()) {
       const file = writeJson(dir, `bad-${index}.json`, envelope);
@@ -145,7 +173,9 @@ describe('report --input, runs diff, runs import (Low)', () => {
     }
     const inArray = writeJson(dir, 'array.json', [good, { ...good, inputs: null }]);
     const run = await runCli(['runs', 'import', inArray, '--db', db]);
-    expect(firstLine(run)).toBe(`aifabric: ${inArray} [1]: not an aifabric result envelope (inputs: expected an object)`);
+    expect(firstLine(run)).toBe(
+      `aifabric: ${inArray} [1]: not an aifabric result envelope (inputs: expected an object)`,
+    );
     // Validation comes before the store is opened: no database was created by any of these.
     expect(existsSync(db)).toBe(false);
   });
@@ -155,7 +185,9 @@ describe('report --input, runs diff, runs import (Low)', () => {
     const again = await runCli(['runs', 'import', fixture('plan'), '--db', db, '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(firstLine(again)).toBe(`note: ${fixture('plan')}: identical to run 1, skipped`);
-    expect((JSON.parse(again.stdout) as { metrics: { runs: unknown[]; skipped: unknown[] } }).metrics).toMatchObject({ runs: [], skipped: [{ ref: fixture('plan'), duplicateOf: 1 }] });
+    expect(
+      (JSON.parse(again.stdout) as { metrics: { runs: unknown[]; skipped: unknown[] } }).metrics,
+    ).toMatchObject({ runs: [], skipped: [{ ref: fixture('plan'), duplicateOf: 1 }] });
     const collective = loadFixture('collective-roce')[0]!;
     const twice = writeJson(dir, 'twice.json', [collective, collective]);
     const run = await runCli(['runs', 'import', twice, '--db', db]);
@@ -164,7 +196,9 @@ describe('report --input, runs diff, runs import (Low)', () => {
     expect(firstLine(run)).toBe(`note: ${twice} [1]: identical to run 2, skipped`);
     // A changed copy is not a duplicate.
     const changed = writeJson(dir, 'changed.json', { ...collective, createdAt: '2026-12-01T00:00:00.000Z' });
-    expect((await runCli(['runs', 'import', changed, '--db', db])).stdout).toBe(`saved collective result as run 3 in ${db}\n`);
+    expect((await runCli(['runs', 'import', changed, '--db', db])).stdout).toBe(
+      `saved collective result as run 3 in ${db}\n`,
+    );
   });
 });
 
@@ -173,11 +207,23 @@ describe('demo and explain results (defect 17)', () => {
     const dir = tempDir();
     const demo = await runCli(['demo', '--out', join(dir, 'out'), '--json']);
     expect(demo.code, demo.stderr).toBe(0);
-    const envelopes = JSON.parse(demo.stdout) as { kind: string; schemaVersion: number; inputs: { fabric?: string } }[];
-    expect(envelopes.map((envelope) => envelope.kind)).toEqual(['compare', 'scale', 'collective', 'collective', 'collective']);
+    const envelopes = JSON.parse(demo.stdout) as {
+      kind: string;
+      schemaVersion: number;
+      inputs: { fabric?: string };
+    }[];
+    expect(envelopes.map((envelope) => envelope.kind)).toEqual([
+      'compare',
+      'scale',
+      'collective',
+      'collective',
+      'collective',
+    ]);
     // The same envelopes as the files it wrote.
     expect(envelopes[0]).toEqual(JSON.parse(readFileSync(join(dir, 'out', 'compare.json'), 'utf8')));
-    expect(envelopes[4]).toEqual(JSON.parse(readFileSync(join(dir, 'out', 'collective-ib-ndr-400g.json'), 'utf8')));
+    expect(envelopes[4]).toEqual(
+      JSON.parse(readFileSync(join(dir, 'out', 'collective-ib-ndr-400g.json'), 'utf8')),
+    );
     const file = join(dir, 'demo.json');
     writeFileSync(file, demo.stdout);
     const db = join(dir, 'runs.db');
@@ -199,6 +245,13 @@ describe('demo and explain results (defect 17)', () => {
     expect(explain.code, explain.stderr).toBe(0);
     expect(firstLine(explain)).toBe(`saved as run 6 in ${db}`);
     const listed = await runCli(['runs', 'list', '--json', '--db', db]);
-    expect(idsOf(listed)).toEqual([[6, 'explain'], [5, 'collective'], [4, 'collective'], [3, 'collective'], [2, 'scale'], [1, 'compare']]);
+    expect(idsOf(listed)).toEqual([
+      [6, 'explain'],
+      [5, 'collective'],
+      [4, 'collective'],
+      [3, 'collective'],
+      [2, 'scale'],
+      [1, 'compare'],
+    ]);
   });
 });

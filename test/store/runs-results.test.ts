@@ -5,7 +5,20 @@ import { diffRuns, importRuns, listRunsResult, RunStore } from '../../src/store/
 import { tempDbPath } from './store-helpers.js';
 
 const collective = (busbw: number[]) =>
-  makeResult('collective', { op: 'all_reduce', fabric: 'roce-400g' }, { op: 'all_reduce', rows: busbw.map((busbwGBps, index) => ({ sizeBytes: 1024 * 2 ** index, timeUs: 10, algbwGBps: busbwGBps / 2, busbwGBps })) }, { createdAt: new Date('2026-12-01T00:00:00Z') });
+  makeResult(
+    'collective',
+    { op: 'all_reduce', fabric: 'roce-400g' },
+    {
+      op: 'all_reduce',
+      rows: busbw.map((busbwGBps, index) => ({
+        sizeBytes: 1024 * 2 ** index,
+        timeUs: 10,
+        algbwGBps: busbwGBps / 2,
+        busbwGBps,
+      })),
+    },
+    { createdAt: new Date('2026-12-01T00:00:00Z') },
+  );
 
 describe('runs envelopes from the store room', () => {
   it('diffRuns: one busbw-regression error per size that fell more than 5%, built by the rule table', () => {
@@ -17,7 +30,9 @@ describe('runs envelopes from the store room', () => {
       expect(result.kind).toBe('runs-diff');
       expect(result.inputs).toEqual({ db: store.path, a, b });
       expect(result.metrics.regressions.map((entry) => entry.sizeBytes)).toEqual([2048, 4096]);
-      expect(result.findings?.map((finding) => [finding.ruleId, finding.severity, finding.sizeBytes])).toEqual([
+      expect(
+        result.findings?.map((finding) => [finding.ruleId, finding.severity, finding.sizeBytes]),
+      ).toEqual([
         ['busbw-regression', 'error', 2048],
         ['busbw-regression', 'error', 4096],
       ]);
@@ -31,10 +46,14 @@ describe('runs envelopes from the store room', () => {
     const store = new RunStore(tempDbPath());
     try {
       const envelope = collective([10]);
-      const result = importRuns(store, ['a.json'], [
-        { envelope, ref: 'a.json' },
-        { envelope, ref: 'a.json[1]' },
-      ]);
+      const result = importRuns(
+        store,
+        ['a.json'],
+        [
+          { envelope, ref: 'a.json' },
+          { envelope, ref: 'a.json[1]' },
+        ],
+      );
       expect(result.kind).toBe('runs-import');
       expect(result.metrics.runs.map((run) => run.kind)).toEqual(['collective']);
       expect(result.metrics.skipped).toEqual([{ ref: 'a.json[1]', duplicateOf: result.metrics.runs[0]?.id }]);

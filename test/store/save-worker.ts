@@ -21,10 +21,16 @@ if (goFile) {
 const store = new RunStore(dbPath, { busyTimeoutMs: 30_000 });
 process.stdout.write(`start ${Date.now()}\n`);
 for (let index = 0; count === 0 || index < count; index += 1) {
-  const rows = Array.from({ length: 16 }, (_, row) => ({ sizeBytes: 2 ** (row + 10), busbwGBps: row + index / 1000 }));
-  const id = store.save(makeResult('collective', { op: 'all_reduce', fabric: tag, index }, { rows, padding }));
+  const rows = Array.from({ length: 16 }, (_, row) => ({
+    sizeBytes: 2 ** (row + 10),
+    busbwGBps: row + index / 1000,
+  }));
+  const id = store.save(
+    makeResult('collective', { op: 'all_reduce', fabric: tag, index }, { rows, padding }),
+  );
   process.stdout.write(`${id}\n`);
-  if (index === 0 && holdFile) while (!existsSync(holdFile)) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (index === 0 && holdFile)
+    while (!existsSync(holdFile)) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 process.stdout.write(`end ${Date.now()}\n`);
 store.close();

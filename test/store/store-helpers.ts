@@ -23,8 +23,23 @@ export interface Worker {
   waitForIds(count: number): Promise<void>;
 }
 
-export function startSaveWorker(dbPath: string, count: number, tag: string, payloadBytes = 0, goFile?: string, holdFile?: string): Worker {
-  const args = [SAVE_WORKER, dbPath, String(count), tag, String(payloadBytes), ...(goFile ? [goFile] : []), ...(goFile && holdFile ? [holdFile] : [])];
+export function startSaveWorker(
+  dbPath: string,
+  count: number,
+  tag: string,
+  payloadBytes = 0,
+  goFile?: string,
+  holdFile?: string,
+): Worker {
+  const args = [
+    SAVE_WORKER,
+    dbPath,
+    String(count),
+    tag,
+    String(payloadBytes),
+    ...(goFile ? [goFile] : []),
+    ...(goFile && holdFile ? [holdFile] : []),
+  ];
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,8 +61,8 @@ export function startSaveWorker(dbPath: string, count: number, tag: string, payl
     for (const waiter of eventWaiters.filter((entry) => events.includes(entry.event))) waiter.resolve();
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })),
   );
   return {
     ids,
@@ -64,7 +79,9 @@ export function startSaveWorker(dbPath: string, count: number, tag: string, payl
       new Promise<void>((resolve, reject) => {
         if (ids.length >= wanted) return resolve();
         waiters.push({ count: wanted, resolve });
-        void done.then(({ stderr: text }) => reject(new Error(`worker ended after ${ids.length} saves: ${text}`)));
+        void done.then(({ stderr: text }) =>
+          reject(new Error(`worker ended after ${ids.length} saves: ${text}`)),
+        );
       }),
   };
 }

@@ -5,7 +5,15 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeResult } from '../../src/core/envelope.js';
 import { AifabricError } from '../../src/core/errors.js';
-import { LATEST_STORE_VERSION, RunStore, getRun, listRuns, parseRunId, resolveDbPath, saveResult } from '../../src/store/index.js';
+import {
+  LATEST_STORE_VERSION,
+  RunStore,
+  getRun,
+  listRuns,
+  parseRunId,
+  resolveDbPath,
+  saveResult,
+} from '../../src/store/index.js';
 import { startSaveWorker, tempDbPath } from './store-helpers.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
@@ -26,7 +34,12 @@ function expectAifabricError(action: () => unknown, exitCode: number, message: R
   expect((caught as AifabricError).message).toMatch(message);
 }
 
-const collective = (fabric: string) => makeResult('collective', { op: 'all_reduce', nodes: 2, fabric }, { rows: [{ sizeBytes: 1024, busbwGBps: 1.5 }] });
+const collective = (fabric: string) =>
+  makeResult(
+    'collective',
+    { op: 'all_reduce', nodes: 2, fabric },
+    { rows: [{ sizeBytes: 1024, busbwGBps: 1.5 }] },
+  );
 
 describe('saving, listing and showing runs in a real SQLite file', () => {
   it('saves envelopes verbatim and lists them newest first, filtered by kind', () => {
@@ -39,8 +52,15 @@ describe('saving, listing and showing runs in a real SQLite file', () => {
 
     expect(listRuns(db).map((run) => run.id)).toEqual([3, 2, 1]);
     const collectives = listRuns(db, { kind: 'collective' });
-    expect(collectives.map((run) => [run.id, run.kind])).toEqual([[3, 'collective'], [1, 'collective']]);
-    expect(collectives[1]).toMatchObject({ createdAt: first.createdAt, toolVersion: first.tool.version, label: 'op=all_reduce fabric=tcp nodes=2' });
+    expect(collectives.map((run) => [run.id, run.kind])).toEqual([
+      [3, 'collective'],
+      [1, 'collective'],
+    ]);
+    expect(collectives[1]).toMatchObject({
+      createdAt: first.createdAt,
+      toolVersion: first.tool.version,
+      label: 'op=all_reduce fabric=tcp nodes=2',
+    });
     expect(listRuns(db, { kind: 'collective', limit: 1 }).map((run) => run.id)).toEqual([3]);
 
     // Exactly what was saved comes back, unrounded.
@@ -120,8 +140,16 @@ describe('migrations', () => {
 
     const store = new RunStore(db);
     const runs = store.list();
-    expect(runs.map((run) => [run.id, run.kind])).toEqual([[3, 'broken'], [2, 'plan'], [1, 'collective']]);
-    expect(runs[2]).toMatchObject({ toolVersion: '0.0.9', savedAt: '2026-10-01T08:00:00.000Z', label: 'op=all_reduce fabric=roce-v2 nodes=2' });
+    expect(runs.map((run) => [run.id, run.kind])).toEqual([
+      [3, 'broken'],
+      [2, 'plan'],
+      [1, 'collective'],
+    ]);
+    expect(runs[2]).toMatchObject({
+      toolVersion: '0.0.9',
+      savedAt: '2026-10-01T08:00:00.000Z',
+      label: 'op=all_reduce fabric=roce-v2 nodes=2',
+    });
     // A row whose JSON was already unreadable survives the migration untouched.
     expect(runs[0]).toMatchObject({ toolVersion: null, label: '' });
     expect(store.get(1)?.envelope.metrics).toEqual({ rows: [{ sizeBytes: 1048576, busbwGBps: 40.5 }] });
@@ -136,7 +164,13 @@ describe('migrations', () => {
     const raw = rawDb(db);
     raw.pragma(`user_version = ${LATEST_STORE_VERSION + 1}`);
     raw.close();
-    expectAifabricError(() => new RunStore(db), 3, new RegExp(`written by a newer aifabric \\(store schema version ${LATEST_STORE_VERSION + 1}\\).*reads versions up to ${LATEST_STORE_VERSION}`));
+    expectAifabricError(
+      () => new RunStore(db),
+      3,
+      new RegExp(
+        `written by a newer aifabric \\(store schema version ${LATEST_STORE_VERSION + 1}\\).*reads versions up to ${LATEST_STORE_VERSION}`,
+      ),
+    );
   });
 
   it('refuse files that are not aifabric stores (exit 2)', () => {
@@ -158,7 +192,10 @@ describe('several processes', () => {
     const perWorker = 200;
     const go = join(dirname(db), 'go');
     const hold = join(dirname(db), 'hold');
-    const workers = [startSaveWorker(db, perWorker, 'tcp', 2000, go, hold), startSaveWorker(db, perWorker, 'roce-v2', 2000, go, hold)];
+    const workers = [
+      startSaveWorker(db, perWorker, 'tcp', 2000, go, hold),
+      startSaveWorker(db, perWorker, 'roce-v2', 2000, go, hold),
+    ];
     // Both processes are loaded and waiting before either writes, and each holds after its first commit until
     // both have committed one: the saves overlap in time even when the scheduler runs one process first.
     await Promise.all(workers.map((worker) => worker.waitForEvent('ready')));
@@ -166,7 +203,8 @@ describe('several processes', () => {
     await Promise.all(workers.map((worker) => worker.waitForIds(1)));
     writeFileSync(hold, '');
     const results = await Promise.all(workers.map((worker) => worker.done));
-    const span = (worker: (typeof workers)[number], event: string) => Number(worker.events.find((line) => line.startsWith(`${event} `))?.split(' ')[1]);
+    const span = (worker: (typeof workers)[number], event: string) =>
+      Number(worker.events.find((line) => line.startsWith(`${event} `))?.split(' ')[1]);
     expect(span(workers[0]!, 'start')).toBeLessThan(span(workers[1]!, 'end'));
     expect(span(workers[1]!, 'start')).toBeLessThan(span(workers[0]!, 'end'));
     for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });

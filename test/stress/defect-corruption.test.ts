@@ -9,7 +9,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 
 const commands = [
-  ['bench', 'tcp', '--op', 'all_reduce', '--np', '4', '-b', '1M', '-e', '16M', '-f', '2', '-c', '1', '-n', '5', '-w', '1'],
+  [
+    'bench',
+    'tcp',
+    '--op',
+    'all_reduce',
+    '--np',
+    '4',
+    '-b',
+    '1M',
+    '-e',
+    '16M',
+    '-f',
+    '2',
+    '-c',
+    '1',
+    '-n',
+    '5',
+    '-w',
+    '1',
+  ],
   ['bench', 'tcp', '--op', 'all_reduce', '-b', '4M', '-e', '8M', '--np', '4', '-n', '3', '-w', '1'],
   ['bench', 'tcp', '--op', 'reduce_scatter', '-b', '4M', '-e', '16M', '--np', '3', '-n', '3', '-w', '1'],
 ];
@@ -23,7 +42,11 @@ afterAll(() => {
 });
 
 describe('defect 1: bench tcp wrong results above one slice per socket', () => {
-  it.each(commands.flatMap((args) => [1, 2, 3].map((attempt) => ({ args, attempt, name: `${args.slice(2).join(' ')} (#${attempt})` }))))(
+  it.each(
+    commands.flatMap((args) =>
+      [1, 2, 3].map((attempt) => ({ args, attempt, name: `${args.slice(2).join(' ')} (#${attempt})` })),
+    ),
+  )(
     '$name',
     async ({ args }) => {
       const run = await runCli(args, { timeoutMs: 240_000 });

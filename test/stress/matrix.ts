@@ -5,7 +5,18 @@
  * fixed-seed sample of launches; `npm run stress` runs them all.
  */
 import { createRng } from '../../src/core/rng.js';
-import { BENCH_OPS, DATA_TYPES, ELEMENT_BYTES, REDUCE_OPS, collCounts, sweepSizes, type BenchAlgo, type BenchOp, type DataType, type ReduceOp } from '../../src/bench/index.js';
+import {
+  BENCH_OPS,
+  DATA_TYPES,
+  ELEMENT_BYTES,
+  REDUCE_OPS,
+  collCounts,
+  sweepSizes,
+  type BenchAlgo,
+  type BenchOp,
+  type DataType,
+  type ReduceOp,
+} from '../../src/bench/index.js';
 
 export interface StressLaunch {
   op: BenchOp;
@@ -85,7 +96,11 @@ export function sampleMatrix(seed: number, minRows: number): StressLaunch[] {
 /** The sizes a launch sweeps, with the element count per rank chunk for the divisibility tally. */
 export function rowsOf(launch: StressLaunch): { sizeBytes: number; count: number; dividesRanks: boolean }[] {
   return sweepSizes(launch.minBytes, launch.maxBytes, launch.stepFactor).map((sizeBytes) => {
-    const counts = collCounts(launch.op, Math.floor(sizeBytes / ELEMENT_BYTES[launch.dataType]), launch.nranks);
+    const counts = collCounts(
+      launch.op,
+      Math.floor(sizeBytes / ELEMENT_BYTES[launch.dataType]),
+      launch.nranks,
+    );
     return { sizeBytes, count: counts.paramCount, dividesRanks: counts.paramCount % launch.nranks === 0 };
   });
 }
@@ -93,9 +108,37 @@ export function rowsOf(launch: StressLaunch): { sizeBytes: number; count: number
 /** bench tcp arguments for one launch. */
 export function launchArgs(launch: StressLaunch): string[] {
   return [
-    'bench', 'tcp', '--np', String(launch.nranks), '--op', launch.op, '-d', launch.dataType, '-o', launch.redOp,
-    '-b', String(launch.minBytes), '-e', String(launch.maxBytes), '-f', String(launch.stepFactor),
+    'bench',
+    'tcp',
+    '--np',
+    String(launch.nranks),
+    '--op',
+    launch.op,
+    '-d',
+    launch.dataType,
+    '-o',
+    launch.redOp,
+    '-b',
+    String(launch.minBytes),
+    '-e',
+    String(launch.maxBytes),
+    '-f',
+    String(launch.stepFactor),
     // Untimed settling (settle.ts) only repeats what is checked here; it would triple the suite's time.
-    '-n', '1', '-w', '0', '--settle', '0', '-c', '1', '-r', String(launch.nranks - 1), '--algo', launch.algo, '--timeout', '60', '--json',
+    '-n',
+    '1',
+    '-w',
+    '0',
+    '--settle',
+    '0',
+    '-c',
+    '1',
+    '-r',
+    String(launch.nranks - 1),
+    '--algo',
+    launch.algo,
+    '--timeout',
+    '60',
+    '--json',
   ];
 }

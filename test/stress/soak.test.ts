@@ -13,7 +13,10 @@ const script = path.resolve(import.meta.dirname, '../../bench/tcp-soak.mjs');
 describe('bench tcp soak', () => {
   it('20 s of every op with -c 1: 0 wrong, stops on Ctrl-C, leaves nothing, RSS flat', () => {
     requireBuild();
-    const run = spawnSync(process.execPath, [script, '--duration', '20s', '--np', '4'], { encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, [script, '--duration', '20s', '--np', '4'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.signal, run.stdout + run.stderr).toBeNull();
     expect(run.stdout).toMatch(/# soak: \d+ rows checked, 0 wrong, PASS/);
     expect(run.status, run.stdout).toBe(0);

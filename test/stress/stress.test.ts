@@ -41,8 +41,11 @@ beforeAll(() => {
   ip(['netns', 'add', namespace]);
   namespaceUp = true;
   ip(['-n', namespace, 'link', 'set', 'lo', 'up']);
-  for (const name of ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem']) ip(['netns', 'exec', namespace, 'sysctl', '-q', '-w', `${name}=4096 16384 16384`]);
-  const shown = spawnSync('ip', ['netns', 'exec', namespace, 'sysctl', '-n', 'net.ipv4.tcp_rmem'], { encoding: 'utf8' }).stdout.trim();
+  for (const name of ['net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem'])
+    ip(['netns', 'exec', namespace, 'sysctl', '-q', '-w', `${name}=4096 16384 16384`]);
+  const shown = spawnSync('ip', ['netns', 'exec', namespace, 'sysctl', '-n', 'net.ipv4.tcp_rmem'], {
+    encoding: 'utf8',
+  }).stdout.trim();
   expect(shown.split(/\s+/)).toEqual(['4096', '16384', '16384']);
 });
 
@@ -50,7 +53,9 @@ afterAll(() => {
   for (const loop of busyLoops) loop.kill('SIGKILL');
   if (namespaceUp) ip(['netns', 'delete', namespace]);
   if (rowsChecked === 0) return;
-  console.log(`stress: ${rowsChecked} rows checked over ${launches.length} launches (${rowsNotDividing} with counts not dividing by the rank count, ${rowsInSmallBuffers} with 16 KiB socket buffers), 0 wrong`);
+  console.log(
+    `stress: ${rowsChecked} rows checked over ${launches.length} launches (${rowsNotDividing} with counts not dividing by the rank count, ${rowsInSmallBuffers} with 16 KiB socket buffers), 0 wrong`,
+  );
 });
 
 describe('bench tcp under load: every element of every row right', () => {
@@ -62,19 +67,39 @@ describe('bench tcp under load: every element of every row right', () => {
     expect(rows.some((row) => row.sizeBytes > 4 * 1024 * 1024)).toBe(true);
   });
 
-  it.each(launches.map((launch) => ({ ...launch, name: `${launch.op} ${launch.dataType} ${launch.redOp} np=${launch.nranks} -b ${launch.minBytes} -f ${launch.stepFactor}${launch.smallBuffers ? ' 16K-buffers' : ''}` })))(
+  it.each(
+    launches.map((launch) => ({
+      ...launch,
+      name: `${launch.op} ${launch.dataType} ${launch.redOp} np=${launch.nranks} -b ${launch.minBytes} -f ${launch.stepFactor}${launch.smallBuffers ? ' 16K-buffers' : ''}`,
+    })),
+  )(
     '$name',
     async (launch) => {
       const inNamespace = launch.smallBuffers && namespaceUp;
-      const command = inNamespace ? ['ip', 'netns', 'exec', namespace, process.execPath, CLI_PATH] : undefined;
+      const command = inNamespace
+        ? ['ip', 'netns', 'exec', namespace, process.execPath, CLI_PATH]
+        : undefined;
       const run = await runCli(launchArgs(launch), { timeoutMs: 180_000, ...(command ? { command } : {}) });
       expect(run.signal, `launch was killed (hang?): ${run.stderr}`).toBeNull();
       expect(run.code, run.stderr).toBe(0);
-      const result = JSON.parse(run.stdout) as { metrics: { rows: { sizeBytes: number; count: number; outOfPlace: { wrong: number }; inPlace: { wrong: number } }[]; outOfBounds: number } };
+      const result = JSON.parse(run.stdout) as {
+        metrics: {
+          rows: {
+            sizeBytes: number;
+            count: number;
+            outOfPlace: { wrong: number };
+            inPlace: { wrong: number };
+          }[];
+          outOfBounds: number;
+        };
+      };
       const expected = rowsOf(launch);
       expect(result.metrics.rows.map((row) => row.count)).toEqual(expected.map((row) => row.count));
       for (const row of result.metrics.rows) {
-        expect({ size: row.sizeBytes, wrong: row.outOfPlace.wrong }).toEqual({ size: row.sizeBytes, wrong: 0 });
+        expect({ size: row.sizeBytes, wrong: row.outOfPlace.wrong }).toEqual({
+          size: row.sizeBytes,
+          wrong: 0,
+        });
         expect({ size: row.sizeBytes, wrong: row.inPlace.wrong }).toEqual({ size: row.sizeBytes, wrong: 0 });
       }
       expect(result.metrics.outOfBounds).toBe(0);

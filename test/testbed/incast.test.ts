@@ -13,14 +13,17 @@ import { isAlive, which } from '../bench/helpers.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const canNetns = isRoot && which('ip') && which('tc') && which('sysctl') && spawnSync('ip', ['netns', 'list']).status === 0;
-if (!canNetns) console.log('skipping testbed incast tests: they need root and iproute2 (ip, tc); CI runs them as root');
+const canNetns =
+  isRoot && which('ip') && which('tc') && which('sysctl') && spawnSync('ip', ['netns', 'list']).status === 0;
+if (!canNetns)
+  console.log('skipping testbed incast tests: they need root and iproute2 (ip, tc); CI runs them as root');
 
 const NAME = `inc${process.pid % 100000}`;
 /** 100 Mb/s, 64 KiB per port and 64 KiB blocks: a few rounds take well under a second each. */
 const SMALL = ['--rate', '100Mbps', '--buffer', '64K', '--block', '64K'];
 
-const leftovers = async (): Promise<string[]> => (await listNamespaces()).filter((ns) => ns.startsWith(`${NAME}-`));
+const leftovers = async (): Promise<string[]> =>
+  (await listNamespaces()).filter((ns) => ns.startsWith(`${NAME}-`));
 
 describe('testbed incast: bad input (exit 2, one line)', () => {
   it.each([
@@ -37,13 +40,30 @@ describe('testbed incast: bad input (exit 2, one line)', () => {
     expect(run.stderr).toContain(flag);
   });
 
-  const allowed = existsSync('/proc/sys/net/ipv4/tcp_allowed_congestion_control') ? readFileSync('/proc/sys/net/ipv4/tcp_allowed_congestion_control', 'utf8').trim().split(/\s+/) : [];
-  it.skipIf(allowed.length === 0 || allowed.includes('cubic'))('--cc cubic where the machine does not allow it: exit 3 naming the allowed list', async () => {
-    const run = await runCli(['testbed', 'incast', '--name', NAME, '--senders', '2', '--rounds', '2', '--cc', 'cubic', ...SMALL]);
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`"${allowed.join(' ')}"`);
-    expect(run.stderr).toContain('tcp_allowed_congestion_control');
-  });
+  const allowed = existsSync('/proc/sys/net/ipv4/tcp_allowed_congestion_control')
+    ? readFileSync('/proc/sys/net/ipv4/tcp_allowed_congestion_control', 'utf8').trim().split(/\s+/)
+    : [];
+  it.skipIf(allowed.length === 0 || allowed.includes('cubic'))(
+    '--cc cubic where the machine does not allow it: exit 3 naming the allowed list',
+    async () => {
+      const run = await runCli([
+        'testbed',
+        'incast',
+        '--name',
+        NAME,
+        '--senders',
+        '2',
+        '--rounds',
+        '2',
+        '--cc',
+        'cubic',
+        ...SMALL,
+      ]);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`"${allowed.join(' ')}"`);
+      expect(run.stderr).toContain('tcp_allowed_congestion_control');
+    },
+  );
 });
 
 describe.skipIf(!canNetns)('testbed incast (root)', () => {
@@ -52,7 +72,26 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
   });
 
   it('2 senders under reno beside the simulator: rows, ratio, load, the port-rate check; nothing left behind', async () => {
-    const run = await runCli(['testbed', 'incast', '--name', NAME, '--senders', '2', '--rounds', '4', '--runs', '1', '--cc', 'reno', '--compare-sim', '--json', ...SMALL], { timeoutMs: 120_000 });
+    const run = await runCli(
+      [
+        'testbed',
+        'incast',
+        '--name',
+        NAME,
+        '--senders',
+        '2',
+        '--rounds',
+        '4',
+        '--runs',
+        '1',
+        '--cc',
+        'reno',
+        '--compare-sim',
+        '--json',
+        ...SMALL,
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(run.stderr).not.toMatch(/aifabric: /);
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
@@ -74,11 +113,24 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
     expect(row.timeouts).toBe(counters.timeouts);
     expect(Number.isInteger(row.simTimeouts)).toBe(true);
     // One sender is always measured, for the port-rate check, even when not asked for as a row.
-    expect(result.metrics.singleSender.fractionOfRate).toBeCloseTo(result.metrics.singleSender.goodputGbps / 0.1, 12);
+    expect(result.metrics.singleSender.fractionOfRate).toBeCloseTo(
+      result.metrics.singleSender.goodputGbps / 0.1,
+      12,
+    );
     expect(result.metrics.loadAverageBefore).toHaveLength(3);
     expect(result.metrics.loadAverageAfter).toHaveLength(3);
-    expect(result.metrics.sim).toMatchObject({ cc: 'reno', mssBytes: 1448, tsoSegments: 4, ackEvery: 2, uplinkRateBps: 10e9, seeds: [1, 2, 3] });
-    expect(result.series[0].points.map((p: { source: string }) => p.source)).toEqual(['measured', 'simulated']);
+    expect(result.metrics.sim).toMatchObject({
+      cc: 'reno',
+      mssBytes: 1448,
+      tsoSegments: 4,
+      ackEvery: 2,
+      uplinkRateBps: 10e9,
+      seeds: [1, 2, 3],
+    });
+    expect(result.series[0].points.map((p: { source: string }) => p.source)).toEqual([
+      'measured',
+      'simulated',
+    ]);
     expect(await leftovers()).toEqual([]);
     expect(existsSync(join(stateDir(), `${NAME}.json`))).toBe(false);
   }, 150_000);
@@ -86,7 +138,17 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
   it('an existing NAME: exit 3, and that testbed is left as it was', async () => {
     await testbedUp({ name: NAME, hosts: 2, rateBps: 1e8, bufferBytes: 65536 });
     try {
-      const run = await runCli(['testbed', 'incast', '--name', NAME, '--senders', '1', '--rounds', '2', ...SMALL]);
+      const run = await runCli([
+        'testbed',
+        'incast',
+        '--name',
+        NAME,
+        '--senders',
+        '1',
+        '--rounds',
+        '2',
+        ...SMALL,
+      ]);
       expect(run.code).toBe(3);
       expect(run.stderr).toContain(`testbed "${NAME}" already exists`);
       expect((await leftovers()).sort()).toEqual([`${NAME}-h0`, `${NAME}-h1`, `${NAME}-sw`]);
@@ -97,21 +159,27 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
 
   it('Ctrl-C mid-run: exit 130, the testbed and its processes gone', async () => {
     let pids: number[] = [];
-    const run = await runCli(['testbed', 'incast', '--name', NAME, '--senders', '2', '--rounds', '100000', '--runs', '1', ...SMALL], {
-      timeoutMs: 60_000,
-      onSpawn: (child) => {
-        // Interrupt once the client is running in h0.
-        const poll = setInterval(() => {
-          const listed = spawnSync('ip', ['netns', 'pids', `${NAME}-h0`], { encoding: 'utf8' }).stdout.split(/\s+/).filter(Boolean).map(Number);
-          if (listed.length > 0 && pids.length === 0) {
-            pids = listed;
-            clearInterval(poll);
-            child.kill('SIGINT');
-          }
-        }, 50);
-        child.on('exit', () => clearInterval(poll));
+    const run = await runCli(
+      ['testbed', 'incast', '--name', NAME, '--senders', '2', '--rounds', '100000', '--runs', '1', ...SMALL],
+      {
+        timeoutMs: 60_000,
+        onSpawn: (child) => {
+          // Interrupt once the client is running in h0.
+          const poll = setInterval(() => {
+            const listed = spawnSync('ip', ['netns', 'pids', `${NAME}-h0`], { encoding: 'utf8' })
+              .stdout.split(/\s+/)
+              .filter(Boolean)
+              .map(Number);
+            if (listed.length > 0 && pids.length === 0) {
+              pids = listed;
+              clearInterval(poll);
+              child.kill('SIGINT');
+            }
+          }, 50);
+          child.on('exit', () => clearInterval(poll));
+        },
       },
-    });
+    );
     expect(pids.length).toBeGreaterThan(0);
     expect(run.code).toBe(130);
     expect(run.stderr).toContain('interrupted');

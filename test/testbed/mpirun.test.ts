@@ -14,8 +14,10 @@ import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
 const haveMpirun = which('mpirun');
-if (!canNetns) console.log('skipping testbed mpirun tests: they need root and iproute2 (ip, tc); CI runs them as root');
-else if (!haveMpirun) console.log('skipping testbed mpirun tests: they need mpirun (apt-get install openmpi-bin)');
+if (!canNetns)
+  console.log('skipping testbed mpirun tests: they need root and iproute2 (ip, tc); CI runs them as root');
+else if (!haveMpirun)
+  console.log('skipping testbed mpirun tests: they need mpirun (apt-get install openmpi-bin)');
 
 const NAME = `tm${process.pid % 100000}`;
 
@@ -25,12 +27,49 @@ describe.skipIf(!canNetns || !haveMpirun)('testbed mpirun: Open MPI across emula
   });
 
   it('a 4-rank bench tcp all_reduce with one rank on each of 4 emulated hosts, data checked', async () => {
-    const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '4', '--rate', '1gbit', '--buffer', '256K']);
+    const up = await runCli([
+      'testbed',
+      'up',
+      '--name',
+      NAME,
+      '--hosts',
+      '4',
+      '--rate',
+      '1gbit',
+      '--buffer',
+      '256K',
+    ]);
     expect(up.code, up.stderr).toBe(0);
-    const run = await runCli(['testbed', 'mpirun', '--name', NAME, '--', process.execPath, CLI_PATH, 'bench', 'tcp', '--op', 'all_reduce', '-b', '1M', '-e', '2M', '-n', '2', '-w', '1', '-c', '1'], { timeoutMs: 120_000 });
+    const run = await runCli(
+      [
+        'testbed',
+        'mpirun',
+        '--name',
+        NAME,
+        '--',
+        process.execPath,
+        CLI_PATH,
+        'bench',
+        'tcp',
+        '--op',
+        'all_reduce',
+        '-b',
+        '1M',
+        '-e',
+        '2M',
+        '-n',
+        '2',
+        '-w',
+        '1',
+        '-c',
+        '1',
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('(launcher: Open MPI)');
-    for (let host = 0; host < 4; host++) expect(run.stdout).toMatch(new RegExp(`#  Rank  ${host} Group  0 Pid +\\d+ on +${NAME}-h${host} `));
+    for (let host = 0; host < 4; host++)
+      expect(run.stdout).toMatch(new RegExp(`#  Rank  ${host} Group  0 Pid +\\d+ on +${NAME}-h${host} `));
     expect(run.stdout).toContain('# Out of bounds values : 0 OK');
   });
 

@@ -13,7 +13,8 @@ import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const canNetns = isRoot && which('ip') && which('tc') && spawnSync('ip', ['netns', 'list']).status === 0;
-if (!canNetns) console.log('skipping testbed tests: they need root and iproute2 (ip, tc); CI runs them as root');
+if (!canNetns)
+  console.log('skipping testbed tests: they need root and iproute2 (ip, tc); CI runs them as root');
 
 const NAME = `tb${process.pid % 100000}`;
 
@@ -27,15 +28,54 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
   });
 
   it('up 4 hosts, 4-rank all_reduce across them, down: nothing left behind', async () => {
-    const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '4', '--rate', '1gbit', '--buffer', '256K', '--json']);
+    const up = await runCli([
+      'testbed',
+      'up',
+      '--name',
+      NAME,
+      '--hosts',
+      '4',
+      '--rate',
+      '1gbit',
+      '--buffer',
+      '256K',
+      '--json',
+    ]);
     expect(up.code).toBe(0);
     const info = JSON.parse(up.stdout);
     expect(info.metrics.hostNamespaces).toEqual([0, 1, 2, 3].map((i) => `${NAME}-h${i}`));
-    const qdiscs = spawnSync('tc', ['-n', `${NAME}-sw`, 'qdisc', 'show', 'dev', 'p2'], { encoding: 'utf8' }).stdout;
+    const qdiscs = spawnSync('tc', ['-n', `${NAME}-sw`, 'qdisc', 'show', 'dev', 'p2'], {
+      encoding: 'utf8',
+    }).stdout;
     expect(qdiscs).toMatch(/qdisc htb 1: root/);
     expect(qdiscs).toMatch(/qdisc bfifo 10: parent 1:10 limit 256Kb/);
 
-    const run = await runCli(['testbed', 'run', '--name', NAME, '--', process.execPath, CLI_PATH, 'bench', 'tcp', '-b', '1K', '-e', '64K', '-f', '8', '-n', '2', '-w', '1', '--timeout', '20'], { timeoutMs: 60_000 });
+    const run = await runCli(
+      [
+        'testbed',
+        'run',
+        '--name',
+        NAME,
+        '--',
+        process.execPath,
+        CLI_PATH,
+        'bench',
+        'tcp',
+        '-b',
+        '1K',
+        '-e',
+        '64K',
+        '-f',
+        '8',
+        '-n',
+        '2',
+        '-w',
+        '1',
+        '--timeout',
+        '20',
+      ],
+      { timeoutMs: 60_000 },
+    );
     expect(run.code).toBe(0);
     const test = parseNcclTests(run.stdout).facts.tests[0]!;
     expect(test.devices.map((device) => device.host)).toEqual([0, 1, 2, 3].map((i) => `${NAME}-h${i}`));
@@ -50,7 +90,9 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
     expect(leftovers(await listNamespaces())).toEqual([]);
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     // No veth end leaks into the root namespace (they live and die inside the testbed's).
-    expect(spawnSync('ip', ['-o', 'link', 'show', 'type', 'veth'], { encoding: 'utf8' }).stdout).not.toMatch(new RegExp(`${NAME}|\\bp[0-3]@`));
+    expect(spawnSync('ip', ['-o', 'link', 'show', 'type', 'veth'], { encoding: 'utf8' }).stdout).not.toMatch(
+      new RegExp(`${NAME}|\\bp[0-3]@`),
+    );
     const again = await runCli(['testbed', 'down', '--name', NAME]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('nothing to remove');
@@ -67,22 +109,36 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
     }
   });
 
-  it('Ctrl-C during run stops every host\'s command and exits 130, as a one-host command would', async () => {
-    const up = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '2', '--rate', '1gbit', '--buffer', '64K']);
+  it("Ctrl-C during run stops every host's command and exits 130, as a one-host command would", async () => {
+    const up = await runCli([
+      'testbed',
+      'up',
+      '--name',
+      NAME,
+      '--hosts',
+      '2',
+      '--rate',
+      '1gbit',
+      '--buffer',
+      '64K',
+    ]);
     expect(up.code).toBe(0);
     try {
       let sent = false;
       let pids: number[] = [];
-      const run = await runCli(['testbed', 'run', '--name', NAME, '--', 'sh', '-c', 'echo "pid $$"; exec sleep 60'], {
-        timeoutMs: 30_000,
-        onStdout: (soFar, pid) => {
-          const seen = [...soFar.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
-          if (sent || seen.length < 2) return;
-          sent = true;
-          pids = seen;
-          process.kill(pid, 'SIGINT');
+      const run = await runCli(
+        ['testbed', 'run', '--name', NAME, '--', 'sh', '-c', 'echo "pid $$"; exec sleep 60'],
+        {
+          timeoutMs: 30_000,
+          onStdout: (soFar, pid) => {
+            const seen = [...soFar.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
+            if (sent || seen.length < 2) return;
+            sent = true;
+            pids = seen;
+            process.kill(pid, 'SIGINT');
+          },
         },
-      });
+      );
       expect(sent).toBe(true);
       expect(run.code).toBe(130);
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -94,21 +150,24 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
 
   it('Ctrl-C during up removes what it had made and exits 3', async () => {
     let interrupted = false;
-    const run = await runCli(['testbed', 'up', '--name', NAME, '--hosts', '40', '--rate', '1gbit', '--buffer', '64K'], {
-      timeoutMs: 60_000,
-      onSpawn: (child) => {
-        // Interrupt once some of the hosts exist.
-        const poll = setInterval(() => {
-          const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
-          if (list.includes(`${NAME}-h2`) && !interrupted) {
-            interrupted = true;
-            clearInterval(poll);
-            child.kill('SIGINT');
-          }
-        }, 20);
-        child.on('exit', () => clearInterval(poll));
+    const run = await runCli(
+      ['testbed', 'up', '--name', NAME, '--hosts', '40', '--rate', '1gbit', '--buffer', '64K'],
+      {
+        timeoutMs: 60_000,
+        onSpawn: (child) => {
+          // Interrupt once some of the hosts exist.
+          const poll = setInterval(() => {
+            const list = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
+            if (list.includes(`${NAME}-h2`) && !interrupted) {
+              interrupted = true;
+              clearInterval(poll);
+              child.kill('SIGINT');
+            }
+          }, 20);
+          child.on('exit', () => clearInterval(poll));
+        },
       },
-    });
+    );
     expect(interrupted).toBe(true);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('interrupted');
@@ -118,7 +177,9 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
   it('a failed up removes what it had made', async () => {
     vi.stubEnv('AIFABRIC_TESTBED_FAIL_AT', '2');
     try {
-      await expect(testbedUp({ name: NAME, hosts: 4, rateBps: 1e9, bufferBytes: 65536 })).rejects.toThrow(/injected failure at host 2/);
+      await expect(testbedUp({ name: NAME, hosts: 4, rateBps: 1e9, bufferBytes: 65536 })).rejects.toThrow(
+        /injected failure at host 2/,
+      );
     } finally {
       vi.unstubAllEnvs();
     }

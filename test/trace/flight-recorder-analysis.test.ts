@@ -32,7 +32,7 @@ describe('flight-recorder dumps through the engine', () => {
     expect(JSON.parse(JSON.stringify(result)).metrics.collectives[2].trueTimeUs).toBeNull();
   });
 
-  it('a send and its receive match on the p2p sequence; the group\'s other ranks are not missing from it', async () => {
+  it("a send and its receive match on the p2p sequence; the group's other ranks are not missing from it", async () => {
     const result = analyseTrace(await readTraceFiles([path.join(fixtures, 'straggler-p2')]));
     const p2p = result.metrics.collectives.filter((row) => row.op === 'send' || row.op === 'recv');
     expect(p2p).toHaveLength(1);
@@ -40,7 +40,9 @@ describe('flight-recorder dumps through the engine', () => {
     expect(p2p[0]!.ranksMissing).toEqual([]);
     expect(result.findings?.some((f) => f.ruleId === 'trace.rank-missing')).toBe(false);
     // The injected delay: rank 2 starts collective 4 of group 0 late by 1500 us.
-    const late = result.metrics.collectives.find((row) => row.group === '0' && row.seq === 4 && row.op === 'all_reduce')!;
+    const late = result.metrics.collectives.find(
+      (row) => row.group === '0' && row.seq === 4 && row.op === 'all_reduce',
+    )!;
     expect(late.lastRank).toBe(2);
     expect(late.startSkewUs).toBeGreaterThan(1500);
     expect(late.startSkewUs).toBeLessThan(1510);

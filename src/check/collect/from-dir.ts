@@ -20,12 +20,34 @@ import { recogniseText } from './recognise.js';
 const KEEP_TEXT_BYTES = 32 * 1024 * 1024;
 
 /** Captures that can only describe one machine: their presence at the top level makes the folder a host. */
-const HOST_KINDS: ReadonlySet<CaptureKind> = new Set(['ibv-devinfo', 'rdma-link', 'show-gids', 'nvidia-smi-topo', 'sysctl', 'nccl-env', 'ethtool', 'virt', 'dmi', 'cpuinfo', 'mlnx-qos']);
+const HOST_KINDS: ReadonlySet<CaptureKind> = new Set([
+  'ibv-devinfo',
+  'rdma-link',
+  'show-gids',
+  'nvidia-smi-topo',
+  'sysctl',
+  'nccl-env',
+  'ethtool',
+  'virt',
+  'dmi',
+  'cpuinfo',
+  'mlnx-qos',
+]);
 /**
  * Host kinds that describe the whole machine rather than one interface: a subfolder holding one is a
  * host of its own, where a subfolder of only counters (ethtool) or per-port QoS is a host's own sorting.
  */
-const ANCHOR_KINDS: ReadonlySet<CaptureKind> = new Set(['ibv-devinfo', 'rdma-link', 'show-gids', 'nvidia-smi-topo', 'sysctl', 'nccl-env', 'virt', 'dmi', 'cpuinfo']);
+const ANCHOR_KINDS: ReadonlySet<CaptureKind> = new Set([
+  'ibv-devinfo',
+  'rdma-link',
+  'show-gids',
+  'nvidia-smi-topo',
+  'sysctl',
+  'nccl-env',
+  'virt',
+  'dmi',
+  'cpuinfo',
+]);
 /** Kernel pseudo-filesystems: their files report size 0, vanish while listed and never hold captures. */
 const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
 
@@ -74,13 +96,20 @@ async function listFiles(dir: string, root: string, notes: string[], depth = 0):
 }
 
 /** A symlink to a regular file joins `files`; anything else is described for the notes. */
-async function nonRegularNote(path: string, root: string, isLink: boolean, files: string[]): Promise<string | null> {
+async function nonRegularNote(
+  path: string,
+  root: string,
+  isLink: boolean,
+  files: string[],
+): Promise<string | null> {
   const source = relative(root, path);
   let target: Stats;
   try {
     target = await stat(path);
   } catch (error) {
-    return isLink ? `${source}: a symlink to a missing file, skipped` : `${source}: cannot read (${errorCode(error)}), skipped`;
+    return isLink
+      ? `${source}: a symlink to a missing file, skipped`
+      : `${source}: cannot read (${errorCode(error)}), skipped`;
   }
   if (target.isFile()) {
     files.push(path);
@@ -107,7 +136,12 @@ async function readCapture(path: string, root: string, notes: string[]): Promise
     // Only nccl-tests logs grow this large; the streaming parser reads them without holding the text.
     try {
       const parsed = await parseFile(path, { kind: 'nccl-tests' });
-      return { source, kind: 'nccl-tests', facts: parsed.facts as Capture<'nccl-tests'>['facts'], warnings: parsed.warnings };
+      return {
+        source,
+        kind: 'nccl-tests',
+        facts: parsed.facts as Capture<'nccl-tests'>['facts'],
+        warnings: parsed.warnings,
+      };
     } catch {
       notes.push(`${source}: ${size} bytes and not an nccl-tests log, skipped`);
       return null;
@@ -124,8 +158,14 @@ async function readCapture(path: string, root: string, notes: string[]): Promise
   if (!recognised) {
     // A capture of a tool that was not installed or failed holds only its error: quote it.
     const firstLine = text.trim().split('\n')[0] ?? '';
-    const failed = text.length < 2048 && /command not found|not found|no such file|failed|permission denied|error/i.test(firstLine);
-    notes.push(failed ? `${source}: the captured tool failed or was missing ("${firstLine.slice(0, 100)}"), skipped` : `${source}: not a recognised tool output, skipped`);
+    const failed =
+      text.length < 2048 &&
+      /command not found|not found|no such file|failed|permission denied|error/i.test(firstLine);
+    notes.push(
+      failed
+        ? `${source}: the captured tool failed or was missing ("${firstLine.slice(0, 100)}"), skipped`
+        : `${source}: not a recognised tool output, skipped`,
+    );
     return null;
   }
   return { source, kind: recognised.kind, facts: recognised.facts, text, warnings: recognised.warnings };
@@ -153,7 +193,9 @@ function pseudoFilesystemOf(path: string): string | null {
 function topLevelIsHost(top: HostCaptures, subHosts: HostCaptures[]): boolean {
   if (subHosts.length === 0) return true;
   if (!top.captures.some((capture) => HOST_KINDS.has(capture.kind))) return false;
-  const hostLike = subHosts.filter((host) => host.captures.some((capture) => ANCHOR_KINDS.has(capture.kind))).length;
+  const hostLike = subHosts.filter((host) =>
+    host.captures.some((capture) => ANCHOR_KINDS.has(capture.kind)),
+  ).length;
   if (hostLike === 0) return true;
   return hostLike < 2 && top.captures.some((capture) => ANCHOR_KINDS.has(capture.kind));
 }
@@ -171,15 +213,21 @@ export async function collectFromDir(dir: string): Promise<CollectedHosts> {
     throw new EnvironmentError(`--from ${dir}: cannot read (${code})`);
   }
   const pseudo = pseudoFilesystemOf(real);
-  if (pseudo) throw new InputError(`--from ${dir}: a kernel pseudo-filesystem (${pseudo}), not a folder of captured tool outputs`);
-  if (!info.isDirectory()) throw new InputError(`--from ${dir}: not a folder (expected a folder of captured tool outputs)`);
+  if (pseudo)
+    throw new InputError(
+      `--from ${dir}: a kernel pseudo-filesystem (${pseudo}), not a folder of captured tool outputs`,
+    );
+  if (!info.isDirectory())
+    throw new InputError(`--from ${dir}: not a folder (expected a folder of captured tool outputs)`);
   let entries;
   try {
     entries = await readdir(root, { withFileTypes: true });
   } catch (error) {
     throw new EnvironmentError(`--from ${dir}: cannot read (${errorCode(error)})`);
   }
-  const visible = entries.filter((entry) => !entry.name.startsWith('.')).sort((a, b) => a.name.localeCompare(b.name));
+  const visible = entries
+    .filter((entry) => !entry.name.startsWith('.'))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const subfolders = visible.filter((entry) => entry.isDirectory());
   const notes: string[] = [];
   const topFiles: string[] = [];
@@ -194,7 +242,10 @@ export async function collectFromDir(dir: string): Promise<CollectedHosts> {
   }
   const top = await hostFrom(basename(root), topFiles, root, notes);
   const subHosts: HostCaptures[] = [];
-  for (const folder of subfolders) subHosts.push(await hostFrom(folder.name, await listFiles(join(root, folder.name), root, notes), root, notes));
+  for (const folder of subfolders)
+    subHosts.push(
+      await hostFrom(folder.name, await listFiles(join(root, folder.name), root, notes), root, notes),
+    );
   const hosts: HostCaptures[] = [];
   if (topLevelIsHost(top, subHosts)) {
     for (const host of subHosts) top.captures.push(...host.captures);
@@ -204,12 +255,19 @@ export async function collectFromDir(dir: string): Promise<CollectedHosts> {
     // Beside host folders, a capture that describes one machine belongs to no host: it is a stray
     // (a script quoting a capture, a copy), so it is named and left out rather than guessed at.
     const stray = top.captures.filter((capture) => HOST_KINDS.has(capture.kind));
-    for (const capture of stray) notes.push(`${capture.source}: reads as ${capture.kind} output but sits beside the host folders (a host's captures go in its folder), ignored`);
+    for (const capture of stray)
+      notes.push(
+        `${capture.source}: reads as ${capture.kind} output but sits beside the host folders (a host's captures go in its folder), ignored`,
+      );
     top.captures = top.captures.filter((capture) => !HOST_KINDS.has(capture.kind));
     if (top.captures.length > 0) hosts.push(top);
   }
   const withCaptures = hosts.filter((host) => host.captures.length > 0);
-  if (withCaptures.length === 0) throw new InputError(`--from ${dir}: no recognised tool output in this folder (${notes.length} file(s) looked at)`);
-  for (const host of hosts) if (host.captures.length === 0) notes.push(`${host.host}: no recognised tool output, host left out`);
+  if (withCaptures.length === 0)
+    throw new InputError(
+      `--from ${dir}: no recognised tool output in this folder (${notes.length} file(s) looked at)`,
+    );
+  for (const host of hosts)
+    if (host.captures.length === 0) notes.push(`${host.host}: no recognised tool output, host left out`);
   return { hosts: withCaptures, notes };
 }

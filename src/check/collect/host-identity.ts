@@ -3,7 +3,16 @@
  * room (kinds `virt`, `dmi`, `cpuinfo`): this keeps check's older call shape (facts or null) and
  * the DMI vendor table the virtualisation rule judges with.
  */
-import { NotThisKindError, parseCpuinfo as cpuinfoResult, parseDmi as dmiResult, parseVirt as virtResult, type CpuinfoFacts, type DmiFacts, type ParseResult, type VirtFacts } from '../../parse/index.js';
+import {
+  NotThisKindError,
+  parseCpuinfo as cpuinfoResult,
+  parseDmi as dmiResult,
+  parseVirt as virtResult,
+  type CpuinfoFacts,
+  type DmiFacts,
+  type ParseResult,
+  type VirtFacts,
+} from '../../parse/index.js';
 
 export type { CpuinfoFacts, DmiFacts, VirtFacts } from '../../parse/index.js';
 

@@ -22,7 +22,18 @@ export interface LiveCollection {
 }
 
 // The sysctl keys the tcp rules read; read from /proc/sys so no `sysctl` binary is needed.
-const SYSCTL_KEYS = ['net.core.rmem_max', 'net.core.wmem_max', 'net.core.rmem_default', 'net.core.wmem_default', 'net.ipv4.tcp_rmem', 'net.ipv4.tcp_wmem', 'net.ipv4.tcp_congestion_control', 'net.core.default_qdisc', 'net.core.netdev_max_backlog', 'net.ipv4.tcp_mtu_probing'];
+const SYSCTL_KEYS = [
+  'net.core.rmem_max',
+  'net.core.wmem_max',
+  'net.core.rmem_default',
+  'net.core.wmem_default',
+  'net.ipv4.tcp_rmem',
+  'net.ipv4.tcp_wmem',
+  'net.ipv4.tcp_congestion_control',
+  'net.core.default_qdisc',
+  'net.core.netdev_max_backlog',
+  'net.ipv4.tcp_mtu_probing',
+];
 
 async function readText(path: string): Promise<string | null> {
   try {
@@ -42,11 +53,24 @@ class Collector {
       this.notes.push(`${source}: output not recognised, skipped`);
       return false;
     }
-    this.captures.push({ source, kind: recognised.kind, facts: recognised.facts, text, warnings: recognised.warnings });
+    this.captures.push({
+      source,
+      kind: recognised.kind,
+      facts: recognised.facts,
+      text,
+      warnings: recognised.warnings,
+    });
     return true;
   }
 
-  async tool(label: string, command: string, args: string[], kind: CaptureKind, absent: string, acceptExitCodes: number[] = []): Promise<string | null> {
+  async tool(
+    label: string,
+    command: string,
+    args: string[],
+    kind: CaptureKind,
+    absent: string,
+    acceptExitCodes: number[] = [],
+  ): Promise<string | null> {
     const outcome: ToolOutcome = await runTool(command, args, { acceptExitCodes });
     const source = `live:${[command, ...args].join(' ')}`;
     if (outcome.status === 'missing') {
@@ -87,13 +111,45 @@ async function rdmaNetdevs(): Promise<string[]> {
 export async function collectLive(options: LiveOptions = {}): Promise<LiveCollection> {
   const c = new Collector();
   const env = options.env ?? process.env;
-  await c.tool('gdr', 'nvidia-smi', ['topo', '-m'], 'nvidia-smi-topo', 'GPU/NIC distances not checked (no NVIDIA driver or GPU)');
-  await c.tool('rdma', 'ibv_devinfo', ['-v'], 'ibv-devinfo', 'HCA state, rate, MTU and firmware not checked (rdma-core not installed)');
+  await c.tool(
+    'gdr',
+    'nvidia-smi',
+    ['topo', '-m'],
+    'nvidia-smi-topo',
+    'GPU/NIC distances not checked (no NVIDIA driver or GPU)',
+  );
+  await c.tool(
+    'rdma',
+    'ibv_devinfo',
+    ['-v'],
+    'ibv-devinfo',
+    'HCA state, rate, MTU and firmware not checked (rdma-core not installed)',
+  );
   await c.tool('rdma', 'rdma', ['link', 'show'], 'rdma-link', 'RDMA link state from iproute2 not checked');
-  await c.tool('rdma', 'show_gids', [], 'show-gids', 'GID table from show_gids not read (it ships with MLNX_OFED/DOCA)');
-  await c.tool('virt', 'systemd-detect-virt', [], 'virt', 'virtualisation read from DMI and cpuinfo only', [1]);
+  await c.tool(
+    'rdma',
+    'show_gids',
+    [],
+    'show-gids',
+    'GID table from show_gids not read (it ships with MLNX_OFED/DOCA)',
+  );
+  await c.tool(
+    'virt',
+    'systemd-detect-virt',
+    [],
+    'virt',
+    'virtualisation read from DMI and cpuinfo only',
+    [1],
+  );
 
-  const sysctl = (await Promise.all(SYSCTL_KEYS.map(async (key) => ({ key, value: await readText(`/proc/sys/${key.replace(/\./g, '/')}`) }))))
+  const sysctl = (
+    await Promise.all(
+      SYSCTL_KEYS.map(async (key) => ({
+        key,
+        value: await readText(`/proc/sys/${key.replace(/\./g, '/')}`),
+      })),
+    )
+  )
     .filter((entry): entry is { key: string; value: string } => entry.value !== null)
     .map((entry) => `${entry.key} = ${entry.value.trim().replace(/\s+/g, '\t')}`);
   if (sysctl.length > 0) c.add('live:/proc/sys', `${sysctl.join('\n')}\n`, 'sysctl');
@@ -101,33 +157,54 @@ export async function collectLive(options: LiveOptions = {}): Promise<LiveCollec
 
   const vendor = await readText('/sys/class/dmi/id/sys_vendor');
   const product = await readText('/sys/class/dmi/id/product_name');
-  if (vendor !== null || product !== null) c.add('live:/sys/class/dmi/id', `sys_vendor: ${vendor?.trim() ?? ''}\nproduct_name: ${product?.trim() ?? ''}\n`, 'dmi');
+  if (vendor !== null || product !== null)
+    c.add(
+      'live:/sys/class/dmi/id',
+      `sys_vendor: ${vendor?.trim() ?? ''}\nproduct_name: ${product?.trim() ?? ''}\n`,
+      'dmi',
+    );
   else c.notes.push('virt: /sys/class/dmi/id not readable (no DMI on this platform)');
   const cpuinfo = await readText('/proc/cpuinfo');
-  if (cpuinfo !== null && !c.add('live:/proc/cpuinfo', cpuinfo, 'cpuinfo')) c.notes.push('virt: /proc/cpuinfo has no x86 flags line; hypervisor flag not read');
+  if (cpuinfo !== null && !c.add('live:/proc/cpuinfo', cpuinfo, 'cpuinfo'))
+    c.notes.push('virt: /proc/cpuinfo has no x86 flags line; hypervisor flag not read');
 
   const ncclLines = Object.entries(env)
     .filter(([name, value]) => /^(NCCL_|UCX_|FI_)/.test(name) && value !== undefined)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => `${name}=${value ?? ''}`);
   if (ncclLines.length > 0) c.add('live:environment', `${ncclLines.join('\n')}\n`, 'nccl-env');
-  else c.notes.push('nccl env: no NCCL_* variables in this environment; NCCL_IB_HCA, GID index, traffic class and socket settings not checked (run check --live inside the job environment)');
+  else
+    c.notes.push(
+      'nccl env: no NCCL_* variables in this environment; NCCL_IB_HCA, GID index, traffic class and socket settings not checked (run check --live inside the job environment)',
+    );
 
   const netdevs = await rdmaNetdevs();
   if (netdevs.length === 0) {
-    c.notes.push('lossless: no RDMA network devices under /sys/class/infiniband; PFC counters and NIC QoS not checked');
+    c.notes.push(
+      'lossless: no RDMA network devices under /sys/class/infiniband; PFC counters and NIC QoS not checked',
+    );
   } else {
     const sample = async () => {
-      for (const netdev of netdevs) await c.tool('lossless', 'ethtool', ['-S', netdev], 'ethtool', `PFC counters of ${netdev} not read`);
+      for (const netdev of netdevs)
+        await c.tool('lossless', 'ethtool', ['-S', netdev], 'ethtool', `PFC counters of ${netdev} not read`);
     };
     await sample();
     await sleep((options.sampleIntervalSeconds ?? 2) * 1000);
     await sample();
-    for (const netdev of netdevs) await c.tool('lossless', 'mlnx_qos', ['-i', netdev], 'mlnx-qos', `PFC priorities of ${netdev} not read (mlnx_qos ships with MLNX_OFED/DOCA)`);
+    for (const netdev of netdevs)
+      await c.tool(
+        'lossless',
+        'mlnx_qos',
+        ['-i', netdev],
+        'mlnx-qos',
+        `PFC priorities of ${netdev} not read (mlnx_qos ships with MLNX_OFED/DOCA)`,
+      );
   }
   // ethtool -S and mlnx_qos do not print the interface name; the command line does, so take it from there.
   for (const capture of c.captures) {
-    if (capture.kind === 'ethtool' || capture.kind === 'mlnx-qos') (capture as Capture<'ethtool' | 'mlnx-qos'>).facts.interfaceName ??= capture.source.split(' ').pop() ?? null;
+    if (capture.kind === 'ethtool' || capture.kind === 'mlnx-qos')
+      (capture as Capture<'ethtool' | 'mlnx-qos'>).facts.interfaceName ??=
+        capture.source.split(' ').pop() ?? null;
   }
   return { hosts: [{ host: hostname(), captures: c.captures }], notes: c.notes };
 }

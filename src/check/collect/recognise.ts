@@ -20,7 +20,11 @@ export function recogniseText(text: string, kind?: CaptureKind): Recognised | nu
   const detected: CaptureKind = found;
   try {
     const result = parseAs(detected, text);
-    return { kind: detected, facts: result.facts as CaptureFactsByKind[CaptureKind], warnings: result.warnings };
+    return {
+      kind: detected,
+      facts: result.facts as CaptureFactsByKind[CaptureKind],
+      warnings: result.warnings,
+    };
   } catch (error) {
     if (error instanceof NotThisKindError) return null;
     throw error;

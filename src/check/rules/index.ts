@@ -8,4 +8,12 @@ import { tcpRules } from './tcp-tuning.js';
 import { stragglerRules } from './stragglers.js';
 import { virtualisationRules } from './virtualisation.js';
 
-export const ruleFamilies: readonly RuleFamily[] = [bandwidthRules, gdrRules, rdmaRules, losslessRules, tcpRules, stragglerRules, virtualisationRules];
+export const ruleFamilies: readonly RuleFamily[] = [
+  bandwidthRules,
+  gdrRules,
+  rdmaRules,
+  losslessRules,
+  tcpRules,
+  stragglerRules,
+  virtualisationRules,
+];

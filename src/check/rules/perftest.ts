@@ -19,27 +19,55 @@ export function perftestLabel(run: PerftestRun): string {
   return `ib_${verb}_bw${run.bidirectional ? ' -b' : ''}${run.header.device ? ` on ${run.header.device}` : ''}`;
 }
 
-function judge(context: CheckContext, host: string, capture: Capture<'perftest'>, run: PerftestRun): RuleOutput {
+function judge(
+  context: CheckContext,
+  host: string,
+  capture: Capture<'perftest'>,
+  run: PerftestRun,
+): RuleOutput {
   const fabric = context.fabric!;
   const rows = run.bandwidthRows.filter((row) => row.sizeBytes >= MIN_PLATEAU_BYTES);
   if (rows.length === 0 || run.peakBwAverageGbps === null) {
-    return { findings: [], notes: [`rdma.perftest-bw: ${capture.source}: ${perftestLabel(run)} has no message of ${MIN_PLATEAU_BYTES / 1024} KiB or more; not judged`] };
+    return {
+      findings: [],
+      notes: [
+        `rdma.perftest-bw: ${capture.source}: ${perftestLabel(run)} has no message of ${MIN_PLATEAU_BYTES / 1024} KiB or more; not judged`,
+      ],
+    };
   }
   const best = rows.reduce((a, b) => (b.bwAverageGbps > a.bwAverageGbps ? b : a));
   if (run.bidirectional) {
-    return { findings: [], notes: [`rdma.perftest-bw: ${capture.source}: ${perftestLabel(run)} is bidirectional; judged only unidirectional runs (rerun without -b)`] };
+    return {
+      findings: [],
+      notes: [
+        `rdma.perftest-bw: ${capture.source}: ${perftestLabel(run)} is bidirectional; judged only unidirectional runs (rerun without -b)`,
+      ],
+    };
   }
   const expected = fabric.lineRateGbps;
   const ratio = best.bwAverageGbps / expected;
   const ok = ratio >= PERFTEST_MIN_RATIO;
-  const line = capture.text ? capture.text.split('\n').findIndex((text) => new RegExp(`^\\s*${best.sizeBytes}\\s+${best.iterations}\\s`).test(text)) + 1 : 0;
+  const line = capture.text
+    ? capture.text
+        .split('\n')
+        .findIndex((text) => new RegExp(`^\\s*${best.sizeBytes}\\s+${best.iterations}\\s`).test(text)) + 1
+    : 0;
   const finding = makeFinding('rdma.perftest-bw', {
     family: 'rdma',
     severity: ok ? 'pass' : 'error',
     host,
     message: `${perftestLabel(run)}: ${best.bwAverageGbps.toFixed(2)} Gb/s average is ${(ratio * 100).toFixed(1)}% of ${expected} Gb/s${ok ? '' : ` (below ${PERFTEST_MIN_RATIO * 100}%)`}`,
-    evidence: evidenceAt(capture, line || null, `${best.sizeBytes} B: BW average ${best.bwAverage} ${run.bandwidthUnit ?? ''}`.trim()),
-    ...(ok ? {} : { remediation: 'Check the port rate and errors on both ends (mlxlink -d DEV, ethtool -S), PCIe width and speed of the NIC (lspci -vv: LnkSta), and repeat with -q 4 to rule out a single-QP limit.' }),
+    evidence: evidenceAt(
+      capture,
+      line || null,
+      `${best.sizeBytes} B: BW average ${best.bwAverage} ${run.bandwidthUnit ?? ''}`.trim(),
+    ),
+    ...(ok
+      ? {}
+      : {
+          remediation:
+            'Check the port rate and errors on both ends (mlxlink -d DEV, ethtool -S), PCIe width and speed of the NIC (lspci -vv: LnkSta), and repeat with -q 4 to rule out a single-QP limit.',
+        }),
     measuredGbps: best.bwAverageGbps,
     expectedGbps: expected,
     ratio,

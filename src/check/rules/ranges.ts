@@ -24,8 +24,14 @@ export function rowRangeProblem(row: NcclTestsRow): string | null {
 }
 
 /** The test without its out-of-range rows, and the finding that says so (none when every row is in range). */
-function screenTest(host: string, capture: Capture<'nccl-tests'>, test: NcclTestsTest): { test: NcclTestsTest; findings: CheckFinding[] } {
-  const bad = test.rows.map((row) => ({ row, problem: rowRangeProblem(row) })).filter((entry): entry is { row: NcclTestsRow; problem: string } => entry.problem !== null);
+function screenTest(
+  host: string,
+  capture: Capture<'nccl-tests'>,
+  test: NcclTestsTest,
+): { test: NcclTestsTest; findings: CheckFinding[] } {
+  const bad = test.rows
+    .map((row) => ({ row, problem: rowRangeProblem(row) }))
+    .filter((entry): entry is { row: NcclTestsRow; problem: string } => entry.problem !== null);
   const badAverage = test.avgBusbwGBps !== null && test.avgBusbwGBps < 0;
   if (bad.length === 0 && !badAverage) return { test, findings: [] };
   const first = bad[0];
@@ -37,12 +43,21 @@ function screenTest(host: string, capture: Capture<'nccl-tests'>, test: NcclTest
     message: first
       ? `${label}: ${bad.length} row(s) hold values no measurement gives (first: ${first.problem} at ${first.row.sizeBytes} B): the log is corrupted or edited; those rows are not judged`
       : `${label}: the average bus bandwidth ${test.avgBusbwGBps} GB/s is negative: the log is corrupted or edited`,
-    evidence: first ? evidenceAt(capture, first.row.line, first.problem) : evidenceAt(capture, test.endLine, `Avg bus bandwidth : ${test.avgBusbwGBps}`),
-    remediation: 'Use the log exactly as nccl-tests wrote it (rerun the test if it is lost); sizes, times and bandwidths are never negative.',
+    evidence: first
+      ? evidenceAt(capture, first.row.line, first.problem)
+      : evidenceAt(capture, test.endLine, `Avg bus bandwidth : ${test.avgBusbwGBps}`),
+    remediation:
+      'Use the log exactly as nccl-tests wrote it (rerun the test if it is lost); sizes, times and bandwidths are never negative.',
   });
   const rows = test.rows.filter((row) => rowRangeProblem(row) === null);
-  const peak = rows.length === 0 ? null : Math.max(...rows.map((row) => Math.max(row.outOfPlace.busbwGBps, row.inPlace.busbwGBps)));
-  return { test: { ...test, rows, peakBusbwGBps: peak, avgBusbwGBps: badAverage ? null : test.avgBusbwGBps }, findings: [finding] };
+  const peak =
+    rows.length === 0
+      ? null
+      : Math.max(...rows.map((row) => Math.max(row.outOfPlace.busbwGBps, row.inPlace.busbwGBps)));
+  return {
+    test: { ...test, rows, peakBusbwGBps: peak, avgBusbwGBps: badAverage ? null : test.avgBusbwGBps },
+    findings: [finding],
+  };
 }
 
 /** The hosts with out-of-range nccl-tests rows removed, and one error finding per test that had any. */
@@ -58,7 +73,9 @@ export function screenRanges(hosts: HostCaptures[]): { hosts: HostCaptures[]; fi
         findings.push(...screened.findings);
         return screened.test;
       });
-      return tests.every((test, index) => test === nccl.facts.tests[index]) ? capture : { ...nccl, facts: { ...nccl.facts, tests } };
+      return tests.every((test, index) => test === nccl.facts.tests[index])
+        ? capture
+        : { ...nccl, facts: { ...nccl.facts, tests } };
     }),
   }));
   return { hosts: screened, findings };

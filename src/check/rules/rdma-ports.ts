@@ -19,8 +19,15 @@ export interface PortView {
   link: { capture: Capture<'rdma-link'>; line: number } | null;
 }
 
-const normaliseState = (state: string | null): string | null => (state === null ? null : state.replace(/^PORT_/, '').replace(/\s*\(\d+\)$/, '').toUpperCase());
-const normalisePhys = (state: string | null): string | null => (state === null ? null : state.replace(/\s*\(\d+\)$/, '').toUpperCase());
+const normaliseState = (state: string | null): string | null =>
+  state === null
+    ? null
+    : state
+        .replace(/^PORT_/, '')
+        .replace(/\s*\(\d+\)$/, '')
+        .toUpperCase();
+const normalisePhys = (state: string | null): string | null =>
+  state === null ? null : state.replace(/\s*\(\d+\)$/, '').toUpperCase();
 
 export function portViews(host: HostCaptures): PortView[] {
   const views = new Map<string, PortView>();
@@ -28,7 +35,17 @@ export function portViews(host: HostCaptures): PortView[] {
     const key = `${device}/${port}`;
     let view = views.get(key);
     if (!view) {
-      view = { device, port, state: null, physState: null, linkLayer: null, activeMtuBytes: null, activeRateGbps: null, ibv: null, link: null };
+      view = {
+        device,
+        port,
+        state: null,
+        physState: null,
+        linkLayer: null,
+        activeMtuBytes: null,
+        activeRateGbps: null,
+        ibv: null,
+        link: null,
+      };
       views.set(key, view);
     }
     return view;
@@ -59,8 +76,11 @@ export function portViews(host: HostCaptures): PortView[] {
     }
   }
   // show_gids names device ports too; they join with unknown state so the GID check can see them.
-  for (const capture of capturesOf(host, 'show-gids')) for (const entry of capture.facts.entries) get(entry.device, entry.port);
-  return [...views.values()].sort((a, b) => a.device.localeCompare(b.device, undefined, { numeric: true }) || a.port - b.port);
+  for (const capture of capturesOf(host, 'show-gids'))
+    for (const entry of capture.facts.entries) get(entry.device, entry.port);
+  return [...views.values()].sort(
+    (a, b) => a.device.localeCompare(b.device, undefined, { numeric: true }) || a.port - b.port,
+  );
 }
 
 export function selectedPorts(host: HostCaptures): PortView[] {
@@ -69,7 +89,8 @@ export function selectedPorts(host: HostCaptures): PortView[] {
 }
 
 export function portEvidence(view: PortView, value: string): string {
-  if (view.ibv) return `${view.ibv.capture.source}:${view.ibv.port.line} ${view.device} port ${view.port} ${value}`;
+  if (view.ibv)
+    return `${view.ibv.capture.source}:${view.ibv.port.line} ${view.device} port ${view.port} ${value}`;
   if (view.link) return `${view.link.capture.source}:${view.link.line} ${view.device}/${view.port} ${value}`;
   return `${view.device}/${view.port} ${value}`;
 }

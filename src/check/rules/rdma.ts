@@ -15,10 +15,27 @@ import { checkPerftest } from './perftest.js';
 const RATE_TOLERANCE = 0.95;
 const RDMA_MTU_BYTES = 4096;
 
-type PortRuleId = Extract<RuleId, 'rdma.hca-present' | 'rdma.port-state' | 'rdma.link-layer' | 'rdma.rate' | 'rdma.mtu'>;
+type PortRuleId = Extract<
+  RuleId,
+  'rdma.hca-present' | 'rdma.port-state' | 'rdma.link-layer' | 'rdma.rate' | 'rdma.mtu'
+>;
 
-function finding(host: HostCaptures, ruleId: PortRuleId, severity: CheckFinding['severity'], message: string, evidence?: string, remediation?: string): CheckFinding {
-  return makeFinding(ruleId, { family: 'rdma', severity, host: host.host, message, ...(evidence ? { evidence } : {}), ...(remediation ? { remediation } : {}) });
+function finding(
+  host: HostCaptures,
+  ruleId: PortRuleId,
+  severity: CheckFinding['severity'],
+  message: string,
+  evidence?: string,
+  remediation?: string,
+): CheckFinding {
+  return makeFinding(ruleId, {
+    family: 'rdma',
+    severity,
+    host: host.host,
+    message,
+    ...(evidence ? { evidence } : {}),
+    ...(remediation ? { remediation } : {}),
+  });
 }
 
 function list(views: readonly PortView[], value: (view: PortView) => string): string {
@@ -34,14 +51,27 @@ function checkHcaPresent(host: HostCaptures): CheckFinding[] {
   const missing = unmatchedHcaEntries(hcaList, devices);
   const evidence = evidenceAt(variable.capture, variable.line, `NCCL_IB_HCA=${variable.value}`);
   if (missing.length > 0) {
-    return [finding(host, 'rdma.hca-present', 'error', `NCCL_IB_HCA names ${missing.join(', ')}, which this host does not have (it has ${devices.join(', ')})`, evidence, 'Fix NCCL_IB_HCA for this node type, or find why the device is missing (driver not loaded, VF not passed into the pod).')];
+    return [
+      finding(
+        host,
+        'rdma.hca-present',
+        'error',
+        `NCCL_IB_HCA names ${missing.join(', ')}, which this host does not have (it has ${devices.join(', ')})`,
+        evidence,
+        'Fix NCCL_IB_HCA for this node type, or find why the device is missing (driver not loaded, VF not passed into the pod).',
+      ),
+    ];
   }
   return [finding(host, 'rdma.hca-present', 'pass', `every NCCL_IB_HCA entry matches a device`, evidence)];
 }
 
 function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]): CheckFinding[] {
   const findings: CheckFinding[] = [];
-  const down = ports.filter((view) => (view.state !== null && view.state !== 'ACTIVE') || (view.physState !== null && view.physState !== 'LINK_UP'));
+  const down = ports.filter(
+    (view) =>
+      (view.state !== null && view.state !== 'ACTIVE') ||
+      (view.physState !== null && view.physState !== 'LINK_UP'),
+  );
   const known = ports.filter((view) => view.state !== null || view.physState !== null);
   const state = (view: PortView): string => `${view.state ?? '?'}/${view.physState ?? '?'}`;
   if (known.length === 0) {
@@ -49,10 +79,29 @@ function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]
   } else if (down.length > 0) {
     // Named in NCCL_IB_HCA, a down port breaks the job's plan; without it NCCL skips down ports, so it may be a spare.
     const named = hostNccl(host).settings?.ibHca != null;
-    const message = named ? `${down.length} port(s) NCCL_IB_HCA selects are not ACTIVE and LINK_UP: ${list(down, state)}` : `${down.length} port(s) are not ACTIVE and LINK_UP: ${list(down, state)}; NCCL_IB_HCA is not captured, so NCCL may simply skip them`;
-    findings.push(finding(host, 'rdma.port-state', named ? 'error' : 'warn', message, portEvidence(down[0]!, `state ${state(down[0]!)}`), 'Check the cable and switch port (ibstat, mlxlink -d DEV), the subnet manager on InfiniBand, and exclude the HCA from NCCL_IB_HCA until fixed.'));
+    const message = named
+      ? `${down.length} port(s) NCCL_IB_HCA selects are not ACTIVE and LINK_UP: ${list(down, state)}`
+      : `${down.length} port(s) are not ACTIVE and LINK_UP: ${list(down, state)}; NCCL_IB_HCA is not captured, so NCCL may simply skip them`;
+    findings.push(
+      finding(
+        host,
+        'rdma.port-state',
+        named ? 'error' : 'warn',
+        message,
+        portEvidence(down[0]!, `state ${state(down[0]!)}`),
+        'Check the cable and switch port (ibstat, mlxlink -d DEV), the subnet manager on InfiniBand, and exclude the HCA from NCCL_IB_HCA until fixed.',
+      ),
+    );
   } else {
-    findings.push(finding(host, 'rdma.port-state', 'pass', `${known.length} port(s) ACTIVE and LINK_UP`, portEvidence(known[0]!, `state ${state(known[0]!)}`)));
+    findings.push(
+      finding(
+        host,
+        'rdma.port-state',
+        'pass',
+        `${known.length} port(s) ACTIVE and LINK_UP`,
+        portEvidence(known[0]!, `state ${state(known[0]!)}`),
+      ),
+    );
   }
   const fabric = context.fabric;
   if (!fabric || fabric.transport === 'tcp') return findings;
@@ -60,26 +109,80 @@ function checkPorts(context: CheckContext, host: HostCaptures, ports: PortView[]
   const layered = ports.filter((view) => view.linkLayer !== null);
   const wrongLayer = layered.filter((view) => view.linkLayer !== wantLayer);
   if (wrongLayer.length > 0) {
-    findings.push(finding(host, 'rdma.link-layer', 'error', `${wrongLayer.length} port(s) run ${wrongLayer[0]!.linkLayer} on a ${fabric.transport === 'roce' ? 'RoCE' : 'InfiniBand'} fabric: ${list(wrongLayer, (view) => view.linkLayer ?? '')}`, portEvidence(wrongLayer[0]!, `link_layer ${wrongLayer[0]!.linkLayer}`), `Set the port type to ${wantLayer === 'Ethernet' ? 'ETH' : 'IB'} (mlxconfig -d DEV set LINK_TYPE_P1=${wantLayer === 'Ethernet' ? 2 : 1}) and reboot, or declare the right fabric.`));
+    findings.push(
+      finding(
+        host,
+        'rdma.link-layer',
+        'error',
+        `${wrongLayer.length} port(s) run ${wrongLayer[0]!.linkLayer} on a ${fabric.transport === 'roce' ? 'RoCE' : 'InfiniBand'} fabric: ${list(wrongLayer, (view) => view.linkLayer ?? '')}`,
+        portEvidence(wrongLayer[0]!, `link_layer ${wrongLayer[0]!.linkLayer}`),
+        `Set the port type to ${wantLayer === 'Ethernet' ? 'ETH' : 'IB'} (mlxconfig -d DEV set LINK_TYPE_P1=${wantLayer === 'Ethernet' ? 2 : 1}) and reboot, or declare the right fabric.`,
+      ),
+    );
   } else if (layered.length > 0) {
-    findings.push(finding(host, 'rdma.link-layer', 'pass', `${layered.length} port(s) on ${wantLayer}`, portEvidence(layered[0]!, `link_layer ${wantLayer}`)));
+    findings.push(
+      finding(
+        host,
+        'rdma.link-layer',
+        'pass',
+        `${layered.length} port(s) on ${wantLayer}`,
+        portEvidence(layered[0]!, `link_layer ${wantLayer}`),
+      ),
+    );
   }
   // A port that is down reports a meaningless rate and MTU (2.5 Gb/s, 1024): the port-state finding covers it.
   const up = ports.filter((view) => !down.includes(view));
   const rated = up.filter((view) => view.activeRateGbps !== null);
   const slow = rated.filter((view) => view.activeRateGbps! < fabric.lineRateGbps * RATE_TOLERANCE);
-  const rate = (view: PortView): string => `${view.ibv?.port.activeWidthLanes ?? '?'}X x ${view.ibv?.port.activeSpeedGbpsPerLane ?? '?'} Gb/s = ${view.activeRateGbps} Gb/s`;
+  const rate = (view: PortView): string =>
+    `${view.ibv?.port.activeWidthLanes ?? '?'}X x ${view.ibv?.port.activeSpeedGbpsPerLane ?? '?'} Gb/s = ${view.activeRateGbps} Gb/s`;
   if (slow.length > 0) {
-    findings.push(finding(host, 'rdma.rate', 'error', `${slow.length} port(s) trained below the fabric's ${fabric.lineRateGbps} Gb/s: ${list(slow, rate)}`, portEvidence(slow[0]!, rate(slow[0]!)), 'Check the cable and transceiver (mlxlink -d DEV shows the negotiated speed and errors) and the switch port speed setting.'));
+    findings.push(
+      finding(
+        host,
+        'rdma.rate',
+        'error',
+        `${slow.length} port(s) trained below the fabric's ${fabric.lineRateGbps} Gb/s: ${list(slow, rate)}`,
+        portEvidence(slow[0]!, rate(slow[0]!)),
+        'Check the cable and transceiver (mlxlink -d DEV shows the negotiated speed and errors) and the switch port speed setting.',
+      ),
+    );
   } else if (rated.length > 0) {
-    findings.push(finding(host, 'rdma.rate', 'pass', `${rated.length} port(s) at ${fabric.lineRateGbps} Gb/s or above`, portEvidence(rated[0]!, rate(rated[0]!))));
+    findings.push(
+      finding(
+        host,
+        'rdma.rate',
+        'pass',
+        `${rated.length} port(s) at ${fabric.lineRateGbps} Gb/s or above`,
+        portEvidence(rated[0]!, rate(rated[0]!)),
+      ),
+    );
   }
   const withMtu = up.filter((view) => view.activeMtuBytes !== null);
   const small = withMtu.filter((view) => view.activeMtuBytes! < RDMA_MTU_BYTES);
   if (small.length > 0) {
-    findings.push(finding(host, 'rdma.mtu', 'warn', `${small.length} port(s) run an active MTU below 4096: ${list(small, (view) => String(view.activeMtuBytes))}`, portEvidence(small[0]!, `active_mtu ${small[0]!.activeMtuBytes}`), fabric.transport === 'roce' ? 'Raise the netdev MTU to 9000 (ip link set DEV mtu 9000) and the switch ports to at least 4200 so RoCE can use 4096-byte packets.' : 'Set the subnet MTU to 4096 in the subnet manager partition configuration.'));
+    findings.push(
+      finding(
+        host,
+        'rdma.mtu',
+        'warn',
+        `${small.length} port(s) run an active MTU below 4096: ${list(small, (view) => String(view.activeMtuBytes))}`,
+        portEvidence(small[0]!, `active_mtu ${small[0]!.activeMtuBytes}`),
+        fabric.transport === 'roce'
+          ? 'Raise the netdev MTU to 9000 (ip link set DEV mtu 9000) and the switch ports to at least 4200 so RoCE can use 4096-byte packets.'
+          : 'Set the subnet MTU to 4096 in the subnet manager partition configuration.',
+      ),
+    );
   } else if (withMtu.length > 0) {
-    findings.push(finding(host, 'rdma.mtu', 'pass', `${withMtu.length} port(s) at active MTU 4096`, portEvidence(withMtu[0]!, 'active_mtu 4096')));
+    findings.push(
+      finding(
+        host,
+        'rdma.mtu',
+        'pass',
+        `${withMtu.length} port(s) at active MTU 4096`,
+        portEvidence(withMtu[0]!, 'active_mtu 4096'),
+      ),
+    );
   }
   return findings;
 }

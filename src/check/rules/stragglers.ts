@@ -9,7 +9,13 @@ import { makeFinding } from '../../core/rules.js';
 import { median, robustZScores } from '../../core/stats.js';
 import { evidenceAt } from '../evidence.js';
 import { collectiveOp, plateau, smallMessageLatency } from '../nccl-run.js';
-import { capturesOf, type CheckContext, type CheckFinding, type RuleFamily, type RuleOutput } from '../types.js';
+import {
+  capturesOf,
+  type CheckContext,
+  type CheckFinding,
+  type RuleFamily,
+  type RuleOutput,
+} from '../types.js';
 
 export const STRAGGLER_RULES = {
   busbwShortfall: 0.1,
@@ -49,7 +55,11 @@ function gather(context: CheckContext): Map<string, Sample[]> {
           busbwGBps: top?.busbwGBps ?? null,
           latencyUs: small?.timeUs ?? null,
           busbwEvidence: evidenceAt(capture, lastRow?.line, `busbw ${top?.busbwGBps ?? '?'} GB/s (plateau)`),
-          latencyEvidence: evidenceAt(capture, small?.row.line, `time ${small?.timeUs ?? '?'} us at ${small?.row.sizeBytes ?? '?'} B`),
+          latencyEvidence: evidenceAt(
+            capture,
+            small?.row.line,
+            `time ${small?.timeUs ?? '?'} us at ${small?.row.sizeBytes ?? '?'} B`,
+          ),
         });
         groups.set(key, list);
       }
@@ -59,7 +69,9 @@ function gather(context: CheckContext): Map<string, Sample[]> {
 }
 
 function judge(group: string, samples: Sample[], metric: 'busbw' | 'latency'): CheckFinding[] {
-  const present = samples.filter((sample) => (metric === 'busbw' ? sample.busbwGBps : sample.latencyUs) !== null);
+  const present = samples.filter(
+    (sample) => (metric === 'busbw' ? sample.busbwGBps : sample.latencyUs) !== null,
+  );
   if (present.length < STRAGGLER_RULES.minPeers) return [];
   const values = present.map((sample) => (metric === 'busbw' ? sample.busbwGBps! : sample.latencyUs!));
   const center = median(values);
@@ -67,19 +79,49 @@ function judge(group: string, samples: Sample[], metric: 'busbw' | 'latency'): C
   return present.map((sample, index) => {
     const value = values[index]!;
     const score = z[index]!;
-    const base = { family: 'straggler' as const, host: sample.host, evidence: metric === 'busbw' ? sample.busbwEvidence : sample.latencyEvidence, medianValue: center, robustZ: score };
+    const base = {
+      family: 'straggler' as const,
+      host: sample.host,
+      evidence: metric === 'busbw' ? sample.busbwEvidence : sample.latencyEvidence,
+      medianValue: center,
+      robustZ: score,
+    };
     if (metric === 'busbw') {
       const shortfall = 1 - value / center;
-      const outlier = shortfall > STRAGGLER_RULES.busbwShortfall || (score < STRAGGLER_RULES.busbwZ && shortfall > STRAGGLER_RULES.busbwMinShortfallForZ);
+      const outlier =
+        shortfall > STRAGGLER_RULES.busbwShortfall ||
+        (score < STRAGGLER_RULES.busbwZ && shortfall > STRAGGLER_RULES.busbwMinShortfallForZ);
       return outlier
-        ? makeFinding('straggler.busbw', { ...base, severity: 'error', message: `${sample.unit} is a straggler in ${group}: busbw ${value.toFixed(2)} GB/s is ${(shortfall * 100).toFixed(1)}% below the median ${center.toFixed(2)} GB/s of ${present.length} runs (robust z ${score.toFixed(1)})`, remediation: 'Take the node out of the job and check its GPU clocks and thermals (nvidia-smi -q -d PERFORMANCE), NIC link rate and errors, PCIe link width (lspci -vv), and its NVLink/NVSwitch state.' })
-        : makeFinding('straggler.busbw', { ...base, severity: 'pass', message: `${sample.unit}: busbw ${value.toFixed(2)} GB/s within 10% of the median ${center.toFixed(2)} GB/s (${group})` });
+        ? makeFinding('straggler.busbw', {
+            ...base,
+            severity: 'error',
+            message: `${sample.unit} is a straggler in ${group}: busbw ${value.toFixed(2)} GB/s is ${(shortfall * 100).toFixed(1)}% below the median ${center.toFixed(2)} GB/s of ${present.length} runs (robust z ${score.toFixed(1)})`,
+            remediation:
+              'Take the node out of the job and check its GPU clocks and thermals (nvidia-smi -q -d PERFORMANCE), NIC link rate and errors, PCIe link width (lspci -vv), and its NVLink/NVSwitch state.',
+          })
+        : makeFinding('straggler.busbw', {
+            ...base,
+            severity: 'pass',
+            message: `${sample.unit}: busbw ${value.toFixed(2)} GB/s within 10% of the median ${center.toFixed(2)} GB/s (${group})`,
+          });
     } else {
       const excess = value / center - 1;
-      const outlier = excess > STRAGGLER_RULES.latencyExcess || (score > STRAGGLER_RULES.latencyZ && excess > STRAGGLER_RULES.latencyMinExcessForZ);
+      const outlier =
+        excess > STRAGGLER_RULES.latencyExcess ||
+        (score > STRAGGLER_RULES.latencyZ && excess > STRAGGLER_RULES.latencyMinExcessForZ);
       return outlier
-        ? makeFinding('straggler.latency', { ...base, severity: 'warn', message: `${sample.unit} has outlying small-message latency in ${group}: ${value} us is ${(excess * 100).toFixed(0)}% above the median ${center} us (robust z ${score.toFixed(1)})`, remediation: 'Check CPU frequency scaling and C-states, IRQ affinity of the NIC, and whether another job shares the node.' })
-        : makeFinding('straggler.latency', { ...base, severity: 'pass', message: `${sample.unit}: small-message latency ${value} us in line with the median ${center} us (${group})` });
+        ? makeFinding('straggler.latency', {
+            ...base,
+            severity: 'warn',
+            message: `${sample.unit} has outlying small-message latency in ${group}: ${value} us is ${(excess * 100).toFixed(0)}% above the median ${center} us (robust z ${score.toFixed(1)})`,
+            remediation:
+              'Check CPU frequency scaling and C-states, IRQ affinity of the NIC, and whether another job shares the node.',
+          })
+        : makeFinding('straggler.latency', {
+            ...base,
+            severity: 'pass',
+            message: `${sample.unit}: small-message latency ${value} us in line with the median ${center} us (${group})`,
+          });
     }
   });
 }
@@ -89,7 +131,10 @@ function run(context: CheckContext): RuleOutput {
   const notes: string[] = [];
   for (const [group, samples] of gather(context)) {
     if (samples.length < STRAGGLER_RULES.minPeers) {
-      if (context.hosts.length > 1) notes.push(`straggler: ${group}: ${samples.length} run(s); at least ${STRAGGLER_RULES.minPeers} are needed to compare`);
+      if (context.hosts.length > 1)
+        notes.push(
+          `straggler: ${group}: ${samples.length} run(s); at least ${STRAGGLER_RULES.minPeers} are needed to compare`,
+        );
       continue;
     }
     findings.push(...judge(group, samples, 'busbw'), ...judge(group, samples, 'latency'));

@@ -64,29 +64,75 @@ export interface AcceptCommandOptions {
 /** GPUs (nccl-tests ranks) per host when neither the flag nor a cluster file says: an HGX/DGX node. */
 const DEFAULT_GPUS_PER_NODE = 8;
 
-async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher: AcceptLauncher; expectation: AcceptExpectation; remote: boolean; gpusPerNode: number }> {
-  const sources = [options.testbed !== undefined && '--testbed', options.hosts !== undefined && '--hosts', options.hostfile !== undefined && '--hostfile'].filter(Boolean);
+async function chooseLauncher(options: AcceptCommandOptions): Promise<{
+  launcher: AcceptLauncher;
+  expectation: AcceptExpectation;
+  remote: boolean;
+  gpusPerNode: number;
+}> {
+  const sources = [
+    options.testbed !== undefined && '--testbed',
+    options.hosts !== undefined && '--hosts',
+    options.hostfile !== undefined && '--hostfile',
+  ].filter(Boolean);
   if (sources.length > 1) throw new UsageError(`give the hosts one way: ${sources.join(' or ')}`);
   if (options.testbed !== undefined || options.launcher === 'testbed') {
     if (options.testbed === undefined) throw new UsageError('--launcher testbed needs --testbed NAME');
-    if (options.launcher !== 'auto' && options.launcher !== 'testbed') throw new UsageError(`--testbed runs through the testbed's namespaces, not --launcher ${options.launcher}`);
-    if (options.portRate !== undefined || options.fabric !== undefined || options.cluster !== undefined) throw new UsageError('--testbed takes the port rate from the testbed itself; drop --port-rate / --fabric / --cluster');
-    return { ...(await testbedLauncher(options.testbed)), remote: false, gpusPerNode: options.gpusPerNode ?? DEFAULT_GPUS_PER_NODE };
+    if (options.launcher !== 'auto' && options.launcher !== 'testbed')
+      throw new UsageError(
+        `--testbed runs through the testbed's namespaces, not --launcher ${options.launcher}`,
+      );
+    if (options.portRate !== undefined || options.fabric !== undefined || options.cluster !== undefined)
+      throw new UsageError(
+        '--testbed takes the port rate from the testbed itself; drop --port-rate / --fabric / --cluster',
+      );
+    return {
+      ...(await testbedLauncher(options.testbed)),
+      remote: false,
+      gpusPerNode: options.gpusPerNode ?? DEFAULT_GPUS_PER_NODE,
+    };
   }
   const slurmNodes = process.env.SLURM_JOB_NODELIST?.trim();
   let names: string[];
-  if (options.hosts !== undefined) names = options.hosts.split(',').map((item) => item.trim()).filter(Boolean).flatMap((item) => expandHostlist(item));
-  else if (options.hostfile !== undefined) names = parseHostfile(readInputFile(options.hostfile), options.hostfile).map((entry) => entry.host);
+  if (options.hosts !== undefined)
+    names = options.hosts
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .flatMap((item) => expandHostlist(item));
+  else if (options.hostfile !== undefined)
+    names = parseHostfile(readInputFile(options.hostfile), options.hostfile).map((entry) => entry.host);
   else if (slurmNodes) names = expandHostlist(slurmNodes);
-  else throw new UsageError('accept needs hosts: --testbed NAME, --hosts LIST, --hostfile FILE, or a Slurm allocation (SLURM_JOB_NODELIST)');
+  else
+    throw new UsageError(
+      'accept needs hosts: --testbed NAME, --hosts LIST, --hostfile FILE, or a Slurm allocation (SLURM_JOB_NODELIST)',
+    );
   if (names.length === 0) throw new UsageError('--hosts: no host given');
-  const kind = options.launcher !== 'auto' ? options.launcher : process.env.SLURM_JOB_ID ? 'srun' : options.hostfile !== undefined ? 'mpirun' : 'ssh';
-  const ways = [options.portRate !== undefined && '--port-rate', options.fabric !== undefined && '--fabric', options.cluster !== undefined && '--cluster'].filter(Boolean);
+  const kind =
+    options.launcher !== 'auto'
+      ? options.launcher
+      : process.env.SLURM_JOB_ID
+        ? 'srun'
+        : options.hostfile !== undefined
+          ? 'mpirun'
+          : 'ssh';
+  const ways = [
+    options.portRate !== undefined && '--port-rate',
+    options.fabric !== undefined && '--fabric',
+    options.cluster !== undefined && '--cluster',
+  ].filter(Boolean);
   if (ways.length > 1) throw new UsageError(`give the port rate one way: ${ways.join(' or ')}`);
   const cluster = options.cluster !== undefined ? loadClusterFile(options.cluster) : undefined;
-  const fabric = cluster?.fabric ?? (options.fabric !== undefined ? getFabricPreset(options.fabric) : undefined);
-  const portRateBps = options.portRate !== undefined ? parseRate(options.portRate, '--port-rate') : (cluster?.bandwidthBps ?? (fabric !== undefined ? fabric.lineRateGbps * 1e9 : undefined));
-  if (portRateBps === undefined || !(portRateBps > 0)) throw new UsageError('accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit), --fabric PRESET or --cluster FILE');
+  const fabric =
+    cluster?.fabric ?? (options.fabric !== undefined ? getFabricPreset(options.fabric) : undefined);
+  const portRateBps =
+    options.portRate !== undefined
+      ? parseRate(options.portRate, '--port-rate')
+      : (cluster?.bandwidthBps ?? (fabric !== undefined ? fabric.lineRateGbps * 1e9 : undefined));
+  if (portRateBps === undefined || !(portRateBps > 0))
+    throw new UsageError(
+      'accept on real hosts needs the rate to judge against: --port-rate RATE (100gbit), --fabric PRESET or --cluster FILE',
+    );
   // The address a tool dials is the name the launcher knows (a host file's user@ is ssh's business).
   const hosts = names.map((name) => ({ name, address: name.replace(/^[^@]*@/, '') }));
   const problem = launcherProblem(kind, hosts);
@@ -94,31 +140,46 @@ async function chooseLauncher(options: AcceptCommandOptions): Promise<{ launcher
   // nccl-tests: what NCCL should use and reach on this fabric, from the preset and the model.
   // A cluster file's GPUs and NICs per node stand unless the flags say otherwise.
   const gpusPerNode = options.gpusPerNode ?? cluster?.gpusPerNode ?? DEFAULT_GPUS_PER_NODE;
-  const nccl = fabric !== undefined && options.tools.includes('nccl-tests')
-    ? {
-        ncclNet: fabric.ncclNet,
-        ncclBusbwGBps: predictCollective({
-          op: 'all_reduce',
-          nodes: hosts.length,
-          gpusPerNode,
-          nicsPerNode: options.nicsPerNode ?? cluster?.nicsPerNode ?? gpusPerNode,
-          fabric,
-          ...(cluster ? { gpu: cluster.gpu, ...(cluster.ncclVersion !== undefined ? { ncclVersion: cluster.ncclVersion } : {}), ...(cluster.bandwidthBps !== undefined ? { bandwidthBps: cluster.bandwidthBps } : {}) } : {}),
-          sizeBytes: 1 << 30,
-        }).busbwGBps,
-      }
-    : {};
-  return { launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }), expectation: { portRateBps, ...nccl }, remote: kind !== 'local', gpusPerNode };
+  const nccl =
+    fabric !== undefined && options.tools.includes('nccl-tests')
+      ? {
+          ncclNet: fabric.ncclNet,
+          ncclBusbwGBps: predictCollective({
+            op: 'all_reduce',
+            nodes: hosts.length,
+            gpusPerNode,
+            nicsPerNode: options.nicsPerNode ?? cluster?.nicsPerNode ?? gpusPerNode,
+            fabric,
+            ...(cluster
+              ? {
+                  gpu: cluster.gpu,
+                  ...(cluster.ncclVersion !== undefined ? { ncclVersion: cluster.ncclVersion } : {}),
+                  ...(cluster.bandwidthBps !== undefined ? { bandwidthBps: cluster.bandwidthBps } : {}),
+                }
+              : {}),
+            sizeBytes: 1 << 30,
+          }).busbwGBps,
+        }
+      : {};
+  return {
+    launcher: remoteLauncher(kind, hosts, { runAsRoot: process.getuid?.() === 0 }),
+    expectation: { portRateBps, ...nccl },
+    remote: kind !== 'local',
+    gpusPerNode,
+  };
 }
 
 /** A stored accept run (`--baseline ID|latest`) as the engine compares with it. */
 function readBaseline(which: string, db: string | undefined): { ref: string; runs: AcceptRun[] } {
   const dbPath = resolveDbPath(db);
-  const id = which.trim() === 'latest' ? listRuns(dbPath, { kind: 'accept', limit: 1 })[0]?.id : parseRunId(which);
-  if (id === undefined) throw new UsageError(`--baseline latest: no accept run in ${dbPath} (save one with accept --save)`);
+  const id =
+    which.trim() === 'latest' ? listRuns(dbPath, { kind: 'accept', limit: 1 })[0]?.id : parseRunId(which);
+  if (id === undefined)
+    throw new UsageError(`--baseline latest: no accept run in ${dbPath} (save one with accept --save)`);
   const run = getRun(dbPath, id);
   if (!run) throw new UsageError(`--baseline ${which}: no run #${id} in ${dbPath}`);
-  if (run.envelope.kind !== 'accept') throw new UsageError(`--baseline ${which}: run #${id} is a ${run.envelope.kind} result, not accept`);
+  if (run.envelope.kind !== 'accept')
+    throw new UsageError(`--baseline ${which}: run #${id} is a ${run.envelope.kind} result, not accept`);
   const runs = (run.envelope.metrics as { runs?: AcceptRun[] }).runs ?? [];
   return { ref: `#${id}`, runs };
 }
@@ -145,22 +206,41 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   try {
-    await runAndReport({ ...options, gpusPerNode }, launcher, expectation, remote, () => interrupted !== undefined);
+    await runAndReport(
+      { ...options, gpusPerNode },
+      launcher,
+      expectation,
+      remote,
+      () => interrupted !== undefined,
+    );
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
   if (interrupted !== undefined) {
     signalCapturedRuns('SIGKILL');
-    process.stderr.write(`aifabric: accept: interrupted (${interrupted}); every run it started was stopped\n`);
+    process.stderr.write(
+      `aifabric: accept: interrupted (${interrupted}); every run it started was stopped\n`,
+    );
     process.exitCode = interrupted === 'SIGINT' ? 130 : 143;
   }
 }
 
-async function runAndReport(options: AcceptCommandOptions, launcher: AcceptLauncher, expectation: AcceptExpectation, remote: boolean, wasInterrupted: () => boolean): Promise<void> {
+async function runAndReport(
+  options: AcceptCommandOptions,
+  launcher: AcceptLauncher,
+  expectation: AcceptExpectation,
+  remote: boolean,
+  wasInterrupted: () => boolean,
+): Promise<void> {
   const script = process.argv[1];
   const localCommand = script ? [process.execPath, script] : ['aifabric'];
-  const benchCommand = options.aifabricCommand !== undefined ? options.aifabricCommand.split(/\s+/).filter(Boolean) : remote ? ['aifabric'] : localCommand;
+  const benchCommand =
+    options.aifabricCommand !== undefined
+      ? options.aifabricCommand.split(/\s+/).filter(Boolean)
+      : remote
+        ? ['aifabric']
+        : localCommand;
   const result = await runAcceptance(launcher, expectation, {
     tools: options.tools,
     stages: options.stages,
@@ -180,15 +260,29 @@ async function runAndReport(options: AcceptCommandOptions, launcher: AcceptLaunc
   if (wasInterrupted()) return;
   if (options.junit !== undefined) {
     // The JUnit writer groups findings per host: one suite per host, culprits as failures.
-    const asCheck = { ...result, metrics: { hosts: launcher.hosts.map((host) => ({ name: host.name })) } } as unknown as CheckResult;
+    const asCheck = {
+      ...result,
+      metrics: { hosts: launcher.hosts.map((host) => ({ name: host.name })) },
+    } as unknown as CheckResult;
     writeFileAtomic(options.junit, toJunitXml(asCheck));
   }
   const ended = new Date();
-  if (options.drainList !== undefined) writeFileAtomic(options.drainList, renderDrainList(result.metrics, ended));
-  if (options.prometheus !== undefined) writeFileAtomic(options.prometheus, renderPrometheus(result.metrics, launcher.hosts.map((host) => host.name), ended));
+  if (options.drainList !== undefined)
+    writeFileAtomic(options.drainList, renderDrainList(result.metrics, ended));
+  if (options.prometheus !== undefined)
+    writeFileAtomic(
+      options.prometheus,
+      renderPrometheus(
+        result.metrics,
+        launcher.hosts.map((host) => host.name),
+        ended,
+      ),
+    );
   await emitResult(result, options, renderAcceptText);
   if (result.metrics.culprits.some((culprit) => culprit.severity === 'error')) process.exitCode = 1;
   if ((result.metrics as { budgetSpent?: boolean }).budgetSpent && result.metrics.culprits.length === 0) {
-    throw new EnvironmentError(`accept: the budget of ${options.budget} s ran out before the stages finished (raise --budget)`);
+    throw new EnvironmentError(
+      `accept: the budget of ${options.budget} s ran out before the stages finished (raise --budget)`,
+    );
   }
 }

@@ -64,23 +64,33 @@ export function argsWithoutNp(argv: string[]): string[] {
 }
 
 export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<number> {
-  if (options.maxbytes < options.minbytes) throw new UsageError(`-e ${options.maxbytes} is smaller than -b ${options.minbytes}`);
+  if (options.maxbytes < options.minbytes)
+    throw new UsageError(`-e ${options.maxbytes} is smaller than -b ${options.minbytes}`);
   if (options.timeout <= 0) throw new UsageError('--timeout must be above 0');
   if (options.run_cycles === 0 && (options.json || options.out || options.save)) {
-    throw new UsageError('-N 0 runs until interrupted and prints the table as it goes; --json, --out and --save need a finite -N');
+    throw new UsageError(
+      '-N 0 runs until interrupted and prints the table as it goes; --json, --out and --save need a finite -N',
+    );
   }
   const ops = options.op;
   // Read before any rank starts, so a bad value is one message, not one per rank.
   const progress = parseProgressMode(process.env.AIFABRIC_BENCH_PROGRESS);
   if (options.np !== undefined) {
     if (options.root >= options.np && ops.some((op) => op === 'broadcast' || op === 'reduce')) {
-      throw new UsageError(`invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`);
+      throw new UsageError(
+        `invalid value for --root: ${options.root} (--np ${options.np} gives ranks 0..${options.np - 1})`,
+      );
     }
     // Local ranks share this host's interfaces: check --ifname once, not once per rank.
     if (options.ifname) interfaceAddress(options.ifname);
     const script = process.argv[1];
     if (!script) throw new UsageError('--np: cannot tell which script to start for each rank');
-    const launched = await launchLocal({ np: options.np, script, args: argsWithoutNp(process.argv.slice(2)), timeoutS: options.timeout });
+    const launched = await launchLocal({
+      np: options.np,
+      script,
+      args: argsWithoutNp(process.argv.slice(2)),
+      timeoutS: options.timeout,
+    });
     return launched.exitCode;
   }
 
@@ -118,20 +128,36 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     ops,
     cycles: options.run_cycles,
     // One header per op's sweep; a single op repeated by -N keeps one table, as nccl-tests does.
-    onSweepStart: (op, cycle) => (cycle === 0 || ops.length > 1) && write(formatHeader({ params: { ...params, op }, peers: run0Peers, version: VERSION, launcher: identity.source, ...(options.ifname ? { ifname: options.ifname } : {}) })),
+    onSweepStart: (op, cycle) =>
+      (cycle === 0 || ops.length > 1) &&
+      write(
+        formatHeader({
+          params: { ...params, op },
+          peers: run0Peers,
+          version: VERSION,
+          launcher: identity.source,
+          ...(options.ifname ? { ifname: options.ifname } : {}),
+        }),
+      ),
     onPeers: (peers) => {
       run0Peers = peers;
     },
     onRow: (row) => write(formatRow(row)),
-    onSweepEnd: (op, _cycle, summary) => ops.length > 1 && write(formatFooter({ ...params, op }, summary.outOfBounds, summary.avgBusbwGBps)),
+    onSweepEnd: (op, _cycle, summary) =>
+      ops.length > 1 && write(formatFooter({ ...params, op }, summary.outOfBounds, summary.avgBusbwGBps)),
   });
   if (identity.rank === 0) {
     const result = benchResult(params, run, identity.source, options.ifname, ops);
     if (human) {
       if (ops.length === 1) write(formatFooter(params, run.outOfBounds, run.avgBusbwGBps));
-      if (options.out || options.save) await emitResult(result, { out: options.out, save: options.save, db: options.db }, () => '');
+      if (options.out || options.save)
+        await emitResult(result, { out: options.out, save: options.save, db: options.db }, () => '');
     } else {
-      await emitResult(result, { json: true, out: options.out, save: options.save, db: options.db }, () => '');
+      await emitResult(
+        result,
+        { json: true, out: options.out, save: options.save, db: options.db },
+        () => '',
+      );
     }
   }
   return run.outOfBounds > 0 ? 1 : 0;

@@ -5,7 +5,15 @@ import { DEFAULT_NCCL_VERSION } from '../../core/nccl-version.js';
 import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../../core/limits.js';
 import { UsageError } from '../../core/errors.js';
 import { addStoreOptions } from '../store-options.js';
-import { addHardwareOptions, choiceArg, durationArg, positiveIntArg, rateArg, sizeArg, stepFactorArg } from '../options.js';
+import {
+  addHardwareOptions,
+  choiceArg,
+  durationArg,
+  positiveIntArg,
+  rateArg,
+  sizeArg,
+  stepFactorArg,
+} from '../options.js';
 
 export function registerCollective(program: Command): void {
   const command = program
@@ -16,9 +24,23 @@ export function registerCollective(program: Command): void {
         .argParser(choiceArg('--op', COLLECTIVE_OPS))
         .default('all_reduce' as const),
     )
-    .option('--nodes <n>', `number of nodes, 1 to ${MAX_NODES} (written 1000 or 1e3)`, positiveIntArg('--nodes', { max: MAX_NODES, unit: 'nodes' }), 2)
-    .option('--gpus-per-node <g>', `GPUs (ranks) per node, 1 to ${MAX_GPUS_PER_NODE}`, positiveIntArg('--gpus-per-node', { max: MAX_GPUS_PER_NODE, unit: 'GPUs per node' }), 8)
-    .option('--nics-per-node <k>', `NICs per node, 1 to ${MAX_NICS_PER_NODE} (default: one per GPU)`, positiveIntArg('--nics-per-node', { max: MAX_NICS_PER_NODE, unit: 'NICs per node' }))
+    .option(
+      '--nodes <n>',
+      `number of nodes, 1 to ${MAX_NODES} (written 1000 or 1e3)`,
+      positiveIntArg('--nodes', { max: MAX_NODES, unit: 'nodes' }),
+      2,
+    )
+    .option(
+      '--gpus-per-node <g>',
+      `GPUs (ranks) per node, 1 to ${MAX_GPUS_PER_NODE}`,
+      positiveIntArg('--gpus-per-node', { max: MAX_GPUS_PER_NODE, unit: 'GPUs per node' }),
+      8,
+    )
+    .option(
+      '--nics-per-node <k>',
+      `NICs per node, 1 to ${MAX_NICS_PER_NODE} (default: one per GPU)`,
+      positiveIntArg('--nics-per-node', { max: MAX_NICS_PER_NODE, unit: 'NICs per node' }),
+    )
     .option('--gpu <preset>', 'GPU preset (see `aifabric presets gpus`)', 'h100-sxm')
     .option('--fabric <preset>', 'fabric preset (see `aifabric presets fabrics`)', 'roce-400g')
     .addOption(
@@ -44,38 +66,66 @@ export function registerCollective(program: Command): void {
       'bandwidth per NIC above 0, overriding the fabric (e.g. 100Gbps, 12.5GB/s); with --alpha: pure alpha-beta',
       rateArg('--bandwidth'),
     )
-    .option('-b, --minbytes <size>', 'smallest message (nccl-tests -b); sizes round down to whole elements', sizeArg('-b'), 8)
-    .option('-e, --maxbytes <size>', 'largest message (nccl-tests -e), at least -b', sizeArg('-e'), 8 * 1024 ** 3)
-    .option('-f, --stepfactor <factor>', 'whole size multiplication factor of at least 2 (nccl-tests -f; default 2)', stepFactorArg('-f'))
+    .option(
+      '-b, --minbytes <size>',
+      'smallest message (nccl-tests -b); sizes round down to whole elements',
+      sizeArg('-b'),
+      8,
+    )
+    .option(
+      '-e, --maxbytes <size>',
+      'largest message (nccl-tests -e), at least -b',
+      sizeArg('-e'),
+      8 * 1024 ** 3,
+    )
+    .option(
+      '-f, --stepfactor <factor>',
+      'whole size multiplication factor of at least 2 (nccl-tests -f; default 2)',
+      stepFactorArg('-f'),
+    )
     .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'));
   const withOutput = addHardwareOptions(command, `default: ${DEFAULT_NCCL_VERSION}`)
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE');
   addStoreOptions(withOutput).action(async (options) => {
     if (options.stepfactor !== undefined && options.stepbytes !== undefined) {
-      throw new UsageError('-f and -i both set the step between sizes: give one (nccl-tests uses -i only when -f is 1)');
+      throw new UsageError(
+        '-f and -i both set the step between sizes: give one (nccl-tests uses -i only when -f is 1)',
+      );
     }
     if (options.stepbytes !== undefined && options.stepbytes < 1) {
-      throw new UsageError(`invalid size for -i: "${options.stepbytes}" (expected an increment of at least 1 byte)`);
+      throw new UsageError(
+        `invalid size for -i: "${options.stepbytes}" (expected an increment of at least 1 byte)`,
+      );
     }
     if (options.minbytes > options.maxbytes) {
-      throw new UsageError(`invalid sizes: -b ${options.minbytes} is above -e ${options.maxbytes} (expected -b <= -e)`);
+      throw new UsageError(
+        `invalid sizes: -b ${options.minbytes} is above -e ${options.maxbytes} (expected -b <= -e)`,
+      );
     }
     const { runCollective } = await import('../../model/index.js');
     const { renderCollectiveText } = await import('../render/collective-text.js');
     const { emitResult } = await import('../emit.js');
-    const { applyFabricOverrides, applyGpuOverrides, fieldOverridesFrom, resolveFabric, resolveGpu } = await import('../../spec/index.js');
+    const { applyFabricOverrides, applyGpuOverrides, fieldOverridesFrom, resolveFabric, resolveGpu } =
+      await import('../../spec/index.js');
     const fields = fieldOverridesFrom({
       ...(options.set !== undefined ? { set: options.set } : {}),
       ...(options.pcie !== undefined ? { pcie: options.pcie } : {}),
       ...(options.nvlinkBandwidth !== undefined ? { nvlinkBandwidthGBps: options.nvlinkBandwidth } : {}),
     });
-    const cluster = clusterFields(fields.cluster, (name) => command.getOptionValueSource(name) !== 'default' && options[name] !== undefined);
+    const cluster = clusterFields(
+      fields.cluster,
+      (name) => command.getOptionValueSource(name) !== 'default' && options[name] !== undefined,
+    );
     const result = runCollective({
       op: options.op,
       nodes: cluster.nodes ?? options.nodes,
       gpusPerNode: cluster.gpusPerNode ?? options.gpusPerNode,
-      ...(options.nicsPerNode !== undefined ? { nicsPerNode: options.nicsPerNode } : cluster.nicsPerNode !== undefined ? { nicsPerNode: cluster.nicsPerNode } : {}),
+      ...(options.nicsPerNode !== undefined
+        ? { nicsPerNode: options.nicsPerNode }
+        : cluster.nicsPerNode !== undefined
+          ? { nicsPerNode: cluster.nicsPerNode }
+          : {}),
       gpu: applyGpuOverrides(resolveGpu(options.gpu), fields.gpu),
       fabric: applyFabricOverrides(resolveFabric(options.fabric), fields.fabric),
       algo: options.algo,
@@ -117,11 +167,17 @@ interface CollectiveClusterFields {
  * `--set cluster.*` as the collective's inputs; the dedicated flag, when given, wins over a `--set`
  * of the same field (`--nodes 4 --set cluster.nodes=2` runs on 4 nodes).
  */
-function clusterFields(cluster: Record<string, unknown>, givenAsFlag: (name: 'nodes' | 'gpusPerNode' | 'nicsPerNode') => boolean): CollectiveClusterFields {
+function clusterFields(
+  cluster: Record<string, unknown>,
+  givenAsFlag: (name: 'nodes' | 'gpusPerNode' | 'nicsPerNode') => boolean,
+): CollectiveClusterFields {
   const intraNode = (cluster.intraNode ?? {}) as { kind?: 'nvlink' | 'pcie'; bandwidthGBps?: number };
   const number = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
   const fields: CollectiveClusterFields = {};
-  const set = <K extends keyof CollectiveClusterFields>(key: K, value: CollectiveClusterFields[K] | undefined): void => {
+  const set = <K extends keyof CollectiveClusterFields>(
+    key: K,
+    value: CollectiveClusterFields[K] | undefined,
+  ): void => {
     if (value !== undefined) fields[key] = value;
   };
   if (!givenAsFlag('nodes')) set('nodes', number(cluster.nodes));

@@ -5,15 +5,21 @@ import { DB_OPTION_HELP } from '../store-options.js';
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('run the built-in example: Llama-3-70B-class job on 8 x H100 nodes, TCP vs RoCE vs InfiniBand, 1 to 128 nodes')
+    .description(
+      'run the built-in example: Llama-3-70B-class job on 8 x H100 nodes, TCP vs RoCE vs InfiniBand, 1 to 128 nodes',
+    )
     .option('--out <dir>', 'folder for the JSON results (created if missing)', 'aifabric-out')
-    .option('--json', 'print the envelopes it wrote, as one JSON array (what `runs import` and `report --input` read), instead of tables')
+    .option(
+      '--json',
+      'print the envelopes it wrote, as one JSON array (what `runs import` and `report --input` read), instead of tables',
+    )
     .option('--save', 'record every result it wrote in the results database (list with `aifabric runs list`)')
     .option('--db <path>', DB_OPTION_HELP)
     .action(async (options) => {
       const path = await import('node:path');
       const { runDemo, demoFiles, DEMO_REPORT_TITLE } = await import('../../demo/index.js');
-      const { prepareOutputFolder, removeFolders, writeOutputFile } = await import('../../core/output-path.js');
+      const { prepareOutputFolder, removeFolders, writeOutputFile } =
+        await import('../../core/output-path.js');
       const { rmSync } = await import('node:fs');
       const { toJson } = await import('../emit.js');
       const { renderDemoText } = await import('../render/demo-text.js');

@@ -9,10 +9,11 @@ import { addStoreOptions } from '../store-options.js';
 import { withHeader } from '../render/overrides-text.js';
 
 const NODE_BOUNDS = { max: MAX_NODES, unit: 'nodes' };
-const COUNTERPARTS_HELP = 'leave out the fabrics added beside each one asked for (the RoCE fabric of the same line rate beside a TCP one, the TCP one beside an RDMA one)';
+const COUNTERPARTS_HELP =
+  'leave out the fabrics added beside each one asked for (the RoCE fabric of the same line rate beside a TCP one, the TCP one beside an RDMA one)';
 
 const NCCL_DEFAULT_HELP = `default: the cluster's ncclVersion, else ${DEFAULT_NCCL_VERSION}`;
-const BANDWIDTH_HELP = 'payload bandwidth per NIC above 0, replacing the fabric\'s (e.g. 100Gbps, 12.5GB/s)';
+const BANDWIDTH_HELP = "payload bandwidth per NIC above 0, replacing the fabric's (e.g. 100Gbps, 12.5GB/s)";
 
 async function loadJob(file: string) {
   const { loadJobFile } = await import('../../spec/index.js');
@@ -80,14 +81,20 @@ export function registerPlan(program: Command): void {
 export function registerCompare(program: Command): void {
   const command = program
     .command('compare')
-    .description('side-by-side step time, tokens/s, MFU and data-path cost of one job on several fabrics, each ratio split into line rate x transport')
+    .description(
+      'side-by-side step time, tokens/s, MFU and data-path cost of one job on several fabrics, each ratio split into line rate x transport',
+    )
     .argument('<job>', 'job YAML file')
     .option('--fabrics <list>', 'comma-separated fabric presets', listArg, [
       'tcp-100g',
       'roce-400g',
       'ib-ndr-400g',
     ])
-    .option('--nodes <n>', `node count overriding the job file, 1 to ${MAX_NODES}`, positiveIntArg('--nodes', NODE_BOUNDS))
+    .option(
+      '--nodes <n>',
+      `node count overriding the job file, 1 to ${MAX_NODES}`,
+      positiveIntArg('--nodes', NODE_BOUNDS),
+    )
     .option('--no-counterparts', COUNTERPARTS_HELP)
     .option('--bandwidth <rate>', `${BANDWIDTH_HELP}, on every fabric`, rateArg('--bandwidth'));
   const withOutput = addHardwareOptions(command, NCCL_DEFAULT_HELP)
@@ -101,7 +108,13 @@ export function registerCompare(program: Command): void {
     const { renderCompareText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
-      compareFabrics(loaded, options.fabrics, { ...hardware, ...(options.nodes ? { nodes: options.nodes } : {}) }, file, { counterparts: options.counterparts }),
+      compareFabrics(
+        loaded,
+        options.fabrics,
+        { ...hardware, ...(options.nodes ? { nodes: options.nodes } : {}) },
+        file,
+        { counterparts: options.counterparts },
+      ),
       options,
       withHeader(renderCompareText, true),
     );
@@ -137,7 +150,10 @@ export function registerScale(program: Command): void {
     const { renderScaleText } = await import('../render/plan-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(
-      scaleJob(loaded, options.nodes, options.fabrics, file, { counterparts: options.counterparts, overrides: hardware }),
+      scaleJob(loaded, options.nodes, options.fabrics, file, {
+        counterparts: options.counterparts,
+        overrides: hardware,
+      }),
       options,
       withHeader(renderScaleText, true),
     );

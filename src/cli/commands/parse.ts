@@ -8,12 +8,15 @@ import type { Command } from '@commander-js/extra-typings';
 import { addStoreOptions } from '../store-options.js';
 
 /** Listed here rather than read from the registry so registering imports no parser. */
-const KIND_NAMES = 'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace';
+const KIND_NAMES =
+  'nccl-tests, perftest, iperf3, ibv-devinfo, rdma-link, show-gids, nvidia-smi-topo, sysctl, nccl-env, ethtool, mlnx-qos, sonic-config-db, virt, dmi, cpuinfo, pytorch-trace';
 
 export function registerParse(program: Command): void {
   const command = program
     .command('parse')
-    .description('read captured tool output (nccl-tests, perftest, ...) into typed facts; the kind is detected from the content')
+    .description(
+      'read captured tool output (nccl-tests, perftest, ...) into typed facts; the kind is detected from the content',
+    )
     .argument('<files...>', 'captured output files')
     .option('--kind <kind>', `parse as this kind instead of detecting it (${KIND_NAMES})`)
     .option('--json', 'print the result envelope as JSON')
@@ -27,6 +30,7 @@ export function registerParse(program: Command): void {
     await emitResult(result, options, renderParseText);
     // The files that were read are out; the bad ones are named on stderr and the exit is 2.
     const failed = result.metrics.failed ?? [];
-    if (failed.length > 0) throw new InputError(failed.map((failure) => failure.message).join('\naifabric: '));
+    if (failed.length > 0)
+      throw new InputError(failed.map((failure) => failure.message).join('\naifabric: '));
   });
 }

@@ -19,11 +19,21 @@ export function registerReport(program: Command): void {
   addDbOption(
     program
       .command('report')
-      .description('write one self-contained HTML report (charts as inline SVG) from saved runs or result files')
+      .description(
+        'write one self-contained HTML report (charts as inline SVG) from saved runs or result files',
+      )
       .option('--run <id>', 'a saved run to include (repeat for several; default: the latest runs)', collect)
       .option('--kind <kind>', 'without --run: only the latest runs of this kind')
-      .option('--last <n>', `without --run: how many of the latest runs (default ${DEFAULT_LAST})`, positiveIntArg('--last'))
-      .option('--input <file>', 'a result JSON file (one envelope or an array) to include; repeatable; needs no database', collect)
+      .option(
+        '--last <n>',
+        `without --run: how many of the latest runs (default ${DEFAULT_LAST})`,
+        positiveIntArg('--last'),
+      )
+      .option(
+        '--input <file>',
+        'a result JSON file (one envelope or an array) to include; repeatable; needs no database',
+        collect,
+      )
       .option('--out <file>', 'where to write the HTML', 'report.html')
       .option('--title <text>', 'the report title', 'aifabric report')
       .option('--json', 'print a result envelope describing the written report'),
@@ -32,7 +42,10 @@ export function registerReport(program: Command): void {
     const items: { envelope: ResultEnvelope; ref: string }[] = [];
     for (const file of options.input ?? []) items.push(...readEnvelopeRefs(file));
     // --input files that hold no result are a mistake, not a request for the database's latest runs.
-    if (options.input !== undefined && items.length === 0 && options.run === undefined) throw new InputError(`nothing to report: ${options.input.join(', ')} hold${options.input.length === 1 ? 's' : ''} no results`);
+    if (options.input !== undefined && items.length === 0 && options.run === undefined)
+      throw new InputError(
+        `nothing to report: ${options.input.join(', ')} hold${options.input.length === 1 ? 's' : ''} no results`,
+      );
     const runIds: number[] = [];
     const warnings: string[] = [];
     if (options.run !== undefined || items.length === 0) {
@@ -56,7 +69,14 @@ export function registerReport(program: Command): void {
     const { renderReportText } = await import('../render/report-text.js');
     const report = await renderReportItems(items, { title: options.title });
     writeFileAtomic(options.out, report.html);
-    const result = reportResult(report, { out: options.out, runs: runIds, inputs: options.input ?? [], results: items.length, wallMs: performance.now() - started, warnings });
+    const result = reportResult(report, {
+      out: options.out,
+      runs: runIds,
+      inputs: options.input ?? [],
+      results: items.length,
+      wallMs: performance.now() - started,
+      warnings,
+    });
     await emitResult(result, { json: options.json ?? false }, renderReportText);
   });
 }

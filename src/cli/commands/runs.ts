@@ -18,14 +18,20 @@ function registerList(runs: Command): void {
     runs
       .command('list')
       .description('list saved runs, newest first')
-      .option('--kind <kind>', 'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...; bench.tcp and bench-tcp are one kind)')
+      .option(
+        '--kind <kind>',
+        'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...; bench.tcp and bench-tcp are one kind)',
+      )
       .option('--limit <n>', 'at most this many runs', positiveIntArg('--limit'))
       .option('--json', 'print the result envelope (metrics.runs[]) as JSON'),
   ).action(async (options) => {
     const { store, runs: opened } = await openStore(options.db);
     const { renderRunsListText } = await import('../render/runs-text.js');
     try {
-      const result = store.listRunsResult(opened, { ...(options.kind !== undefined ? { kind: options.kind } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) });
+      const result = store.listRunsResult(opened, {
+        ...(options.kind !== undefined ? { kind: options.kind } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      });
       await emitResult(result, { json: options.json ?? false }, renderRunsListText);
     } finally {
       opened.close();
@@ -56,7 +62,9 @@ function registerDiff(runs: Command): void {
   addDbOption(
     runs
       .command('diff')
-      .description('compare two runs of the same kind; exit 1 when busbw fell by more than 5% at any message size')
+      .description(
+        'compare two runs of the same kind; exit 1 when busbw fell by more than 5% at any message size',
+      )
       .argument('<a>', 'the baseline run id')
       .argument('<b>', 'the run to compare with it')
       .option('--json', 'print the diff as a result envelope'),
@@ -77,7 +85,9 @@ function registerImport(runs: Command): void {
   addDbOption(
     runs
       .command('import')
-      .description('save result JSON files (from --json or --out, e.g. produced on a cluster) into the database')
+      .description(
+        'save result JSON files (from --json or --out, e.g. produced on a cluster) into the database',
+      )
       .argument('<files...>', 'result JSON files: one envelope or an array of envelopes each')
       .option('--json', 'print the saved run ids as a result envelope'),
   ).action(async (files, options) => {
@@ -88,7 +98,8 @@ function registerImport(runs: Command): void {
     const { renderImportText } = await import('../render/runs-text.js');
     try {
       const result = store.importRuns(opened, files, entries);
-      for (const { ref, duplicateOf } of result.metrics.skipped) process.stderr.write(`note: ${ref}: identical to run ${duplicateOf}, skipped\n`);
+      for (const { ref, duplicateOf } of result.metrics.skipped)
+        process.stderr.write(`note: ${ref}: identical to run ${duplicateOf}, skipped\n`);
       await emitResult(result, { json: options.json ?? false }, renderImportText);
     } finally {
       opened.close();
@@ -97,7 +108,9 @@ function registerImport(runs: Command): void {
 }
 
 export function registerRuns(program: Command): void {
-  const runs = program.command('runs').description('saved results: list, show, diff, import (saved with --save; --db or AIFABRIC_DB)');
+  const runs = program
+    .command('runs')
+    .description('saved results: list, show, diff, import (saved with --save; --db or AIFABRIC_DB)');
   registerList(runs);
   registerShow(runs);
   registerDiff(runs);

@@ -9,31 +9,37 @@ const MODES = ['packet', 'fluid'] as const;
 export function registerSim(program: Command): void {
   const command = program
     .command('sim')
-    .description('simulate a scenario (TCP, RoCE v2 with PFC/ECN/DCQCN; incast, collectives) packet by packet, or flow-level with --mode fluid')
+    .description(
+      'simulate a scenario (TCP, RoCE v2 with PFC/ECN/DCQCN; incast, collectives) packet by packet, or flow-level with --mode fluid',
+    )
     .argument('<scenario>', 'scenario YAML file (see examples/scenarios/)')
-    .addOption(new Option('--mode <mode>', 'packet (discrete-event) or fluid (max-min fair flows)').argParser(choiceArg('--mode', MODES)).default('packet' as const))
+    .addOption(
+      new Option('--mode <mode>', 'packet (discrete-event) or fluid (max-min fair flows)')
+        .argParser(choiceArg('--mode', MODES))
+        .default('packet' as const),
+    )
     .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
     .option('--json', 'print the result envelope as JSON')
     .option('--out <file>', 'also write the JSON result to FILE')
     .addHelpText('after', limitsHelp);
   addStoreOptions(command).action(async (file, options) => {
-      const { loadScenario, runScenario } = await import('../../sim/index.js');
-      const { renderSimText } = await import('../render/sim-text.js');
-      const { emitResult } = await import('../emit.js');
-      const scenario = loadScenario(file, { mode: options.mode });
-      const progress = await startProgress();
-      try {
-        const result = runScenario(scenario, {
-          mode: options.mode,
-          ...(options.seed !== undefined ? { seed: options.seed } : {}),
-          ...(progress ? { onProgress: progress.update } : {}),
-        });
-        progress?.stop();
-        await emitResult(result, options, renderSimText);
-      } finally {
-        progress?.stop();
-      }
-    });
+    const { loadScenario, runScenario } = await import('../../sim/index.js');
+    const { renderSimText } = await import('../render/sim-text.js');
+    const { emitResult } = await import('../emit.js');
+    const scenario = loadScenario(file, { mode: options.mode });
+    const progress = await startProgress();
+    try {
+      const result = runScenario(scenario, {
+        mode: options.mode,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(progress ? { onProgress: progress.update } : {}),
+      });
+      progress?.stop();
+      await emitResult(result, options, renderSimText);
+    } finally {
+      progress?.stop();
+    }
+  });
 }
 
 /**
@@ -63,7 +69,11 @@ async function startProgress(): Promise<{ update: (simUs: number) => void; stop:
       if (stopped || Date.now() - started < 1000) return;
       if (!bar) {
         bar = new cliProgress.SingleBar(
-          { stream: process.stderr, format: 'simulating {value} us of simulated time', clearOnComplete: true },
+          {
+            stream: process.stderr,
+            format: 'simulating {value} us of simulated time',
+            clearOnComplete: true,
+          },
           cliProgress.Presets.shades_classic,
         );
         bar.start(0, 0);

@@ -12,7 +12,12 @@ import {
   testbedUpResult,
 } from '../../testbed/index.js';
 import { emitResult } from '../emit.js';
-import { renderTestbedDownText, renderTestbedFaultText, renderTestbedStatusText, renderTestbedUpText } from '../render/testbed-text.js';
+import {
+  renderTestbedDownText,
+  renderTestbedFaultText,
+  renderTestbedStatusText,
+  renderTestbedUpText,
+} from '../render/testbed-text.js';
 
 interface StoreFlags {
   json?: true;
@@ -27,7 +32,15 @@ const emitOptions = (options: StoreFlags) => ({
 });
 
 export async function testbedUpCommand(
-  options: { hosts: number; rate: number; buffer: number; name: string; fault: string[]; leaves?: number; uplinkRate?: number } & StoreFlags,
+  options: {
+    hosts: number;
+    rate: number;
+    buffer: number;
+    name: string;
+    fault: string[];
+    leaves?: number;
+    uplinkRate?: number;
+  } & StoreFlags,
 ): Promise<void> {
   const faults = options.fault.map(parseFault);
   const info = await testbedUp({
@@ -42,20 +55,34 @@ export async function testbedUpCommand(
   await emitResult(testbedUpResult(info), emitOptions(options), renderTestbedUpText);
 }
 
-export async function testbedRunCommand(name: string, command: string[], options: { timeout?: number } = {}): Promise<number> {
-  const result = await testbedRun(name, command, options.timeout !== undefined ? { timeoutS: options.timeout } : {});
+export async function testbedRunCommand(
+  name: string,
+  command: string[],
+  options: { timeout?: number } = {},
+): Promise<number> {
+  const result = await testbedRun(
+    name,
+    command,
+    options.timeout !== undefined ? { timeoutS: options.timeout } : {},
+  );
   if (result.timedOut) {
-    process.stderr.write(`aifabric: testbed run: timed out after ${options.timeout} s (--timeout); killed what still ran\n`);
+    process.stderr.write(
+      `aifabric: testbed run: timed out after ${options.timeout} s (--timeout); killed what still ran\n`,
+    );
     return 3;
   }
   if (result.exitCode !== 0) {
     const failed = result.hosts.map((code, rank) => [rank, code] as const).filter(([, code]) => code !== 0);
-    process.stderr.write(`aifabric: testbed run: ${failed.map(([rank, code]) => `host ${rank} exited ${code}`).join(', ')}\n`);
+    process.stderr.write(
+      `aifabric: testbed run: ${failed.map(([rank, code]) => `host ${rank} exited ${code}`).join(', ')}\n`,
+    );
   }
   return result.exitCode;
 }
 
-export async function testbedFaultCommand(options: { name: string; fault: string[] } & StoreFlags): Promise<void> {
+export async function testbedFaultCommand(
+  options: { name: string; fault: string[] } & StoreFlags,
+): Promise<void> {
   const faults = options.fault.map(parseFault);
   const outcome = await testbedFault(options.name, faults);
   await emitResult(testbedFaultResult(outcome), emitOptions(options), renderTestbedFaultText);

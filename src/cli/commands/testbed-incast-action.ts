@@ -49,7 +49,15 @@ export async function testbedIncastCommand(options: IncastCommandOptions): Promi
       },
       { signal: controller.signal, onProgress: (line) => process.stderr.write(`${line}\n`) },
     );
-    await emitResult(result, { ...(options.json ? { json: true } : {}), ...(options.save ? { save: true } : {}), ...(options.db !== undefined ? { db: options.db } : {}) }, renderIncastText);
+    await emitResult(
+      result,
+      {
+        ...(options.json ? { json: true } : {}),
+        ...(options.save ? { save: true } : {}),
+        ...(options.db !== undefined ? { db: options.db } : {}),
+      },
+      renderIncastText,
+    );
   } catch (error) {
     if (interrupted === undefined || !isAifabricError(error)) throw error;
   } finally {
@@ -57,7 +65,9 @@ export async function testbedIncastCommand(options: IncastCommandOptions): Promi
     process.off('SIGTERM', onTerm);
   }
   if (interrupted !== undefined) {
-    process.stderr.write(`aifabric: testbed incast: interrupted (${interrupted}); its testbed ${options.name} was removed\n`);
+    process.stderr.write(
+      `aifabric: testbed incast: interrupted (${interrupted}); its testbed ${options.name} was removed\n`,
+    );
     process.exitCode = interrupted === 'SIGINT' ? 130 : 143;
   }
 }

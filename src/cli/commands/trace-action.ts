@@ -25,23 +25,33 @@ export function traceShape(ranks: readonly TraceRankFacts[]): { nodes: number; g
   const nodes = Math.max(1, hosts.size);
   const worldSize = ranks.reduce<number | null>((found, rank) => found ?? rank.worldSize, null);
   const tracedPerNode = Math.max(1, ...hosts.values());
-  const gpusPerNode = worldSize !== null && worldSize > 0 ? Math.max(tracedPerNode, Math.ceil(worldSize / nodes)) : tracedPerNode;
+  const gpusPerNode =
+    worldSize !== null && worldSize > 0
+      ? Math.max(tracedPerNode, Math.ceil(worldSize / nodes))
+      : tracedPerNode;
   return { nodes, gpusPerNode };
 }
 
-export async function runTrace(paths: readonly string[], options: TraceRunOptions): Promise<ResultEnvelope<TraceMetrics>> {
+export async function runTrace(
+  paths: readonly string[],
+  options: TraceRunOptions,
+): Promise<ResultEnvelope<TraceMetrics>> {
   // Presets and the job file are checked before any trace is read: a typo fails in milliseconds.
   const { resolveFabric, resolveGpu } = await import('../../spec/index.js');
   if (options.fabric !== undefined) resolveFabric(options.fabric);
   if (options.gpu !== undefined) resolveGpu(options.gpu);
-  const loaded = options.job !== undefined ? (await import('../../spec/index.js')).loadJobFile(options.job) : undefined;
+  const loaded =
+    options.job !== undefined ? (await import('../../spec/index.js')).loadJobFile(options.job) : undefined;
 
   const { readTraceFiles } = await import('../../parse/index.js');
   const { analyseTrace, modelFor } = await import('../../trace/index.js');
   const ranks = await readTraceFiles([...paths]);
   const shape = { ...traceShape(ranks), device: ranks.find((rank) => rank.device !== null)?.device ?? null };
   // --fabric and --gpu, given with --job, override the job file's (as `plan --fabric` does).
-  const model = loaded !== undefined || options.fabric !== undefined ? modelFor(options.fabric, options.gpu, shape, loaded) : undefined;
+  const model =
+    loaded !== undefined || options.fabric !== undefined
+      ? modelFor(options.fabric, options.gpu, shape, loaded)
+      : undefined;
   const inputs: Record<string, unknown> = {
     paths: [...paths],
     steps: options.steps ?? null,

@@ -20,7 +20,9 @@ export function parseSteps(value: string): StepRange {
   const from = match ? Number(match[1]) : Number.NaN;
   const to = match ? Number(match[2] ?? match[1]) : Number.NaN;
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from > to) {
-    throw new UsageError(`invalid value for --steps: "${value}" (expected a ProfilerStep number or an inclusive range A-B with A <= B, e.g. 3-5)`);
+    throw new UsageError(
+      `invalid value for --steps: "${value}" (expected a ProfilerStep number or an inclusive range A-B with A <= B, e.g. 3-5)`,
+    );
   }
   return { from, to };
 }
@@ -28,13 +30,30 @@ export function parseSteps(value: string): StepRange {
 export function registerTrace(program: Command): void {
   const command = program
     .command('trace')
-    .description('match collectives across per-rank PyTorch profiler traces or NCCL flight-recorder dumps: skew, true time, waits, stragglers, and the model beside them')
-    .argument('<paths...>', 'trace files (.json, .json.gz, flight-recorder dumps), folders of them, or a .tar.gz of ranks')
-    .option('--job <file>', 'job YAML (as `plan` takes): predicted collective times and `plan`\'s step time, on its fabric and GPU')
-    .option('--fabric <preset>', 'fabric preset for predicted collective times (see `aifabric presets fabrics`); with --job, replaces its fabric')
-    .option('--gpu <preset>', 'GPU preset for the model (see `aifabric presets gpus`; default: the one the trace\'s device names, else h100-sxm)')
+    .description(
+      'match collectives across per-rank PyTorch profiler traces or NCCL flight-recorder dumps: skew, true time, waits, stragglers, and the model beside them',
+    )
+    .argument(
+      '<paths...>',
+      'trace files (.json, .json.gz, flight-recorder dumps), folders of them, or a .tar.gz of ranks',
+    )
+    .option(
+      '--job <file>',
+      "job YAML (as `plan` takes): predicted collective times and `plan`'s step time, on its fabric and GPU",
+    )
+    .option(
+      '--fabric <preset>',
+      'fabric preset for predicted collective times (see `aifabric presets fabrics`); with --job, replaces its fabric',
+    )
+    .option(
+      '--gpu <preset>',
+      "GPU preset for the model (see `aifabric presets gpus`; default: the one the trace's device names, else h100-sxm)",
+    )
     .option('--steps <range>', 'keep ProfilerStep A to B inclusive (3-5), or one step (4)', parseSteps)
-    .option('--json', `print the result envelope as JSON (every collective; the text table shows the first ${DEFAULT_COLLECTIVE_ROWS})`)
+    .option(
+      '--json',
+      `print the result envelope as JSON (every collective; the text table shows the first ${DEFAULT_COLLECTIVE_ROWS})`,
+    )
     .option('--out <file>', 'also write the JSON result to FILE');
   addStoreOptions(command).action(async (paths, options) => {
     if (options.gpu !== undefined && options.fabric === undefined && options.job === undefined) {

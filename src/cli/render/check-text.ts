@@ -30,22 +30,38 @@ export function renderCheckText(result: CheckResult): string {
   const findings = (result.findings ?? []) as CheckFinding[];
   const out: string[] = [];
   const fabric = result.metrics.fabric;
-  out.push(`aifabric check: ${result.metrics.hosts.length} host(s), fabric ${fabric ? `${fabric.id} (${fabric.source})` : 'not declared'}`);
-  const hosts = [...new Set([...result.metrics.hosts.map((host) => host.name), ...findings.map((finding) => finding.host ?? '(cluster)')])];
+  out.push(
+    `aifabric check: ${result.metrics.hosts.length} host(s), fabric ${fabric ? `${fabric.id} (${fabric.source})` : 'not declared'}`,
+  );
+  const hosts = [
+    ...new Set([
+      ...result.metrics.hosts.map((host) => host.name),
+      ...findings.map((finding) => finding.host ?? '(cluster)'),
+    ]),
+  ];
   for (const host of hosts) {
     const mine = findings.filter((finding) => (finding.host ?? '(cluster)') === host);
     const captures = result.metrics.hosts.find((entry) => entry.name === host)?.captures.length ?? 0;
     const passed = mine.filter((finding) => finding.severity === 'pass');
     const attention = mine.filter((finding) => finding.severity !== 'pass');
-    out.push('', `${host} (${captures} capture(s)): ${attention.length === 0 ? 'nothing to report' : `${attention.length} finding(s)`}, ${passed.length} check(s) passed`);
+    out.push(
+      '',
+      `${host} (${captures} capture(s)): ${attention.length === 0 ? 'nothing to report' : `${attention.length} finding(s)`}, ${passed.length} check(s) passed`,
+    );
     for (const finding of attention) out.push(renderFinding(finding));
-    if (passed.length > 0) out.push(wrap(`passed: ${[...new Set(passed.map((finding) => finding.ruleId))].join(', ')}`, 110, '  '));
+    if (passed.length > 0)
+      out.push(
+        wrap(`passed: ${[...new Set(passed.map((finding) => finding.ruleId))].join(', ')}`, 110, '  '),
+      );
   }
   if (result.metrics.notes.length > 0) {
     out.push('', 'notes:');
     for (const note of result.metrics.notes) out.push(`  - ${wrap(note, 106, '    ').trimStart()}`);
   }
   const { error, warn, info, pass } = result.metrics.counts;
-  out.push('', `${error} error(s), ${warn} warning(s), ${info} info, ${pass} passed: ${error > 0 ? 'FAILED' : 'OK'}`);
+  out.push(
+    '',
+    `${error} error(s), ${warn} warning(s), ${info} info, ${pass} passed: ${error > 0 ? 'FAILED' : 'OK'}`,
+  );
   return `${out.join('\n')}\n`;
 }

@@ -7,7 +7,8 @@ function overrideTexts(record: unknown, scopes: readonly string[]): string[] {
   const texts: string[] = [];
   const walk = (prefix: string, value: unknown): void => {
     if (value !== null && typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) walk(`${prefix}.${key}`, inner);
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>))
+        walk(`${prefix}.${key}`, inner);
     } else {
       texts.push(`${prefix}=${String(value)}`);
     }
@@ -24,12 +25,14 @@ function overrideTexts(record: unknown, scopes: readonly string[]): string[] {
 export function overridesHeader(inputs: Record<string, unknown>, everyFabric: boolean): string {
   const record = (inputs.overrides ?? {}) as Record<string, unknown>;
   const fabric = overrideTexts(record, ['fabric']);
-  if (typeof record.bandwidthGbps === 'number') fabric.push(`--bandwidth ${String(record.bandwidthGbps)}Gbps`);
+  if (typeof record.bandwidthGbps === 'number')
+    fabric.push(`--bandwidth ${String(record.bandwidthGbps)}Gbps`);
   const other = overrideTexts(record, ['gpu', 'cluster']);
   if (typeof record.gdr === 'boolean') other.push(`--gdr ${record.gdr ? 'on' : 'off'}`);
   if (typeof record.ncclVersion === 'string') other.push(`--nccl-version ${record.ncclVersion}`);
   let header = '';
-  if (everyFabric && fabric.length > 0) header += `(fabric overrides applied to every fabric: ${fabric.join(', ')})\n`;
+  if (everyFabric && fabric.length > 0)
+    header += `(fabric overrides applied to every fabric: ${fabric.join(', ')})\n`;
   else other.unshift(...fabric);
   if (other.length > 0) header += `(overrides: ${other.join(', ')})\n`;
   return header;

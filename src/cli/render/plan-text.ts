@@ -1,6 +1,14 @@
 /** Human text for `plan`, `compare` and `scale`. */
 import type { ResultEnvelope } from '../../core/envelope.js';
-import { NCCL_NET_DESCRIPTIONS, transportSplitDetail, transportSplitLine, type CompareMetrics, type PlanMetrics, type ScaleMetrics, type TransportSplit } from '../../model/index.js';
+import {
+  NCCL_NET_DESCRIPTIONS,
+  transportSplitDetail,
+  transportSplitLine,
+  type CompareMetrics,
+  type PlanMetrics,
+  type ScaleMetrics,
+  type TransportSplit,
+} from '../../model/index.js';
 import { fixed, milliseconds, percent, renderTable } from './table.js';
 
 /** The mark beside a fabric the command added as a same-line-rate counterpart. */
@@ -16,12 +24,14 @@ function counterpartNote(marked: { fabric: string; counterpartOf?: string }[]): 
 function ncclNetNote(nets: readonly (string | undefined)[]): string {
   const present = [...new Set(nets.filter((net): net is string => net !== undefined))];
   if (present.length === 0) return '';
-  return `NCCL net: ${present.map((net) => NCCL_NET_DESCRIPTIONS[net] ? `${net} = ${NCCL_NET_DESCRIPTIONS[net]}` : `${net} = the ${net} network plugin`).join('; ')}\n`;
+  return `NCCL net: ${present.map((net) => (NCCL_NET_DESCRIPTIONS[net] ? `${net} = ${NCCL_NET_DESCRIPTIONS[net]}` : `${net} = the ${net} network plugin`)).join('; ')}\n`;
 }
 
 /** The split lines: `TCP 100G vs RoCE 400G: 1.32x = 1.15 line rate x 1.14 transport`, each with where its intermediate came from. */
 export function renderSplitLines(splits: readonly TransportSplit[], detail = true): string {
-  return splits.map((split) => `${transportSplitLine(split)}\n${detail ? `  ${transportSplitDetail(split)}\n` : ''}`).join('');
+  return splits
+    .map((split) => `${transportSplitLine(split)}\n${detail ? `  ${transportSplitDetail(split)}\n` : ''}`)
+    .join('');
 }
 
 function warningLines(result: ResultEnvelope<unknown>): string {
@@ -42,14 +52,21 @@ export function renderPlanText(result: ResultEnvelope<PlanMetrics>): string {
     ['pipeline bubble', milliseconds(m.bubbleMs), ''],
     ...(['dp', 'tp', 'pp', 'cp', 'ep'] as const)
       .filter((kind) => m.commMs[kind] > 0)
-      .map((kind) => [`${kind} communication (exposed)`, milliseconds(m.exposedMs[kind]), `of ${milliseconds(m.commMs[kind])}`]),
+      .map((kind) => [
+        `${kind} communication (exposed)`,
+        milliseconds(m.exposedMs[kind]),
+        `of ${milliseconds(m.commMs[kind])}`,
+      ]),
     ['timeout stalls (expected)', milliseconds(m.timeoutPenaltyMs), ''],
     ['straggler wait (jitter)', milliseconds(m.stragglerPenaltyMs), ''],
     ['step', milliseconds(m.stepTimeMs), ''],
   ];
   return (
     `${jobLine(result)}fabric ${m.fabric}\n\n` +
-    renderTable([{ header: 'part', align: 'left' }, { header: 'time' }, { header: '', align: 'left' }], rows) +
+    renderTable(
+      [{ header: 'part', align: 'left' }, { header: 'time' }, { header: '', align: 'left' }],
+      rows,
+    ) +
     `\ntokens/s ${fixed(m.tokensPerSecond, 0)} (${fixed(m.tokensPerSecondPerGpu, 1)} per GPU), MFU ${percent(m.mfu)}, exposed communication ${percent(m.exposedCommShare)} of the step\n` +
     `data path per node: ${fixed(m.networkGBPerNodePerStep, 2)} GB over the network per step, ${fixed(m.hostCpuCoresPerNode, 2)} CPU cores, ${fixed(m.hostMemoryTrafficGBps, 1)} GB/s of host memory traffic\n` +
     warningLines(result)
@@ -93,24 +110,37 @@ export function renderCompareText(result: ResultEnvelope<CompareMetrics>): strin
     ) +
     counterpartNote(rows.filter((row) => row.addedAsCounterpart)) +
     ncclNetNote(rows.map((row) => row.ncclNet)) +
-    (splits.length > 0 ? `\nline rate against transport (step time ratio, split through the first fabric's transport at the second's line rate):\n${renderSplitLines(splits)}` : '') +
+    (splits.length > 0
+      ? `\nline rate against transport (step time ratio, split through the first fabric's transport at the second's line rate):\n${renderSplitLines(splits)}`
+      : '') +
     warningLines(result)
   );
 }
 
 export function renderScaleText(result: ResultEnvelope<ScaleMetrics>): string {
   const m = result.metrics;
-  const nodes = [...new Set(m.fabrics.flatMap((fabric) => fabric.points.map((point) => point.nodes)))].sort((a, b) => a - b);
+  const nodes = [...new Set(m.fabrics.flatMap((fabric) => fabric.points.map((point) => point.nodes)))].sort(
+    (a, b) => a - b,
+  );
   const columns = [
     { header: 'nodes' },
     { header: 'GPUs' },
-    ...m.fabrics.flatMap((fabric) => [{ header: `${fabric.fabric}${fabric.addedAsCounterpart ? COUNTERPART_MARK : ''} step` }, { header: 'eff' }]),
+    ...m.fabrics.flatMap((fabric) => [
+      { header: `${fabric.fabric}${fabric.addedAsCounterpart ? COUNTERPART_MARK : ''} step` },
+      { header: 'eff' },
+    ]),
   ];
   const rows = nodes.map((count) => {
-    const cells = [String(count), String(count * ((result.inputs.job as { gpusPerNode?: number } | undefined)?.gpusPerNode ?? 0))];
+    const cells = [
+      String(count),
+      String(count * ((result.inputs.job as { gpusPerNode?: number } | undefined)?.gpusPerNode ?? 0)),
+    ];
     for (const fabric of m.fabrics) {
       const point = fabric.points.find((candidate) => candidate.nodes === count);
-      cells.push(point ? milliseconds(point.stepTimeMs) : '-', point ? percent(point.scalingEfficiency, 0) : '-');
+      cells.push(
+        point ? milliseconds(point.stepTimeMs) : '-',
+        point ? percent(point.scalingEfficiency, 0) : '-',
+      );
     }
     return cells;
   });
@@ -122,7 +152,12 @@ export function renderScaleText(result: ResultEnvelope<ScaleMetrics>): string {
       `\n${first.from.label} vs ${first.to.label}, step time ratio = line rate x transport:\n  ${transportSplitDetail(first)}\n` +
       renderTable(
         [{ header: 'nodes' }, { header: 'total' }, { header: 'line rate' }, { header: 'transport' }],
-        splits.map(({ nodes, split }) => [String(nodes), `${fixed(split.total, 2)}x`, fixed(split.lineRate, 2), fixed(split.transport, 2)]),
+        splits.map(({ nodes, split }) => [
+          String(nodes),
+          `${fixed(split.total, 2)}x`,
+          fixed(split.lineRate, 2),
+          fixed(split.transport, 2),
+        ]),
       );
   }
   const marked = m.fabrics.filter((fabric) => fabric.addedAsCounterpart);

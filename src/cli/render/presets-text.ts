@@ -31,7 +31,9 @@ export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): strin
           fixed(f.perMessageLatencyUs, 1),
           f.gpuDirectRdma ? 'yes' : 'no',
           f.lossless ? 'yes' : 'no',
-          f.tcp ? `${f.tcp.streamsPerPeer} x ${f.tcp.perStreamGbps}${f.tcp.virtualized ? ' (VM)' : ''}${f.tcp.devmem ? ' devmem' : ''}` : '-',
+          f.tcp
+            ? `${f.tcp.streamsPerPeer} x ${f.tcp.perStreamGbps}${f.tcp.virtualized ? ' (VM)' : ''}${f.tcp.devmem ? ' devmem' : ''}`
+            : '-',
           f.ncclNet,
         ]),
       ),
@@ -70,8 +72,24 @@ export function renderPresetsText(result: ResultEnvelope<PresetsMetrics>): strin
     parts.push('\nModels\n');
     parts.push(
       renderTable(
-        [{ header: 'id', align: 'left' }, { header: 'params (B)' }, { header: 'layers' }, { header: 'hidden' }, { header: 'heads/kv' }, { header: 'vocab' }, { header: 'experts' }],
-        models.map((m) => [m.id, fixed(parameterCounts(m).total / 1e9, 1), String(m.layers), String(m.hidden), `${m.heads}/${m.kvHeads}`, String(m.vocab), m.experts > 1 ? `${m.experts} (top ${m.expertsPerToken})` : '1']),
+        [
+          { header: 'id', align: 'left' },
+          { header: 'params (B)' },
+          { header: 'layers' },
+          { header: 'hidden' },
+          { header: 'heads/kv' },
+          { header: 'vocab' },
+          { header: 'experts' },
+        ],
+        models.map((m) => [
+          m.id,
+          fixed(parameterCounts(m).total / 1e9, 1),
+          String(m.layers),
+          String(m.hidden),
+          `${m.heads}/${m.kvHeads}`,
+          String(m.vocab),
+          m.experts > 1 ? `${m.experts} (top ${m.expertsPerToken})` : '1',
+        ]),
       ),
     );
   }

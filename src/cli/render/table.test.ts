@@ -9,7 +9,9 @@ const rows = [
 
 describe('renderTable', () => {
   it('rule: header, dashed rule, right-aligned numbers, left-aligned text', () => {
-    expect(renderTable(columns, rows, '  ')).toBe('  port    drops\n  ------  -----\n  h1->s1      0\n  s1->s2    475\n');
+    expect(renderTable(columns, rows, '  ')).toBe(
+      '  port    drops\n  ------  -----\n  h1->s1      0\n  s1->s2    475\n',
+    );
   });
 
   it('plain: every column left-aligned, no rule, no trailing spaces', () => {

@@ -27,9 +27,15 @@ function padCell(text: string, width: number, align: Column['align']): string {
   return align === 'left' ? text + fill : fill + text;
 }
 
-function renderBoxed(widths: readonly number[], lines: readonly (readonly string[])[], indent: string): string {
-  const rule = (left: string, mid: string, right: string): string => `${indent}${left}${widths.map((width) => '─'.repeat(width + 2)).join(mid)}${right}`;
-  const row = (cells: readonly string[]): string => `${indent}│${widths.map((width, index) => ` ${padCell(cells[index] ?? '', width, 'left')} `).join('│')}│`;
+function renderBoxed(
+  widths: readonly number[],
+  lines: readonly (readonly string[])[],
+  indent: string,
+): string {
+  const rule = (left: string, mid: string, right: string): string =>
+    `${indent}${left}${widths.map((width) => '─'.repeat(width + 2)).join(mid)}${right}`;
+  const row = (cells: readonly string[]): string =>
+    `${indent}│${widths.map((width, index) => ` ${padCell(cells[index] ?? '', width, 'left')} `).join('│')}│`;
   const out = [rule('┌', '┬', '┐')];
   lines.forEach((cells, index) => {
     if (index > 0) out.push(rule('├', '┼', '┤'));
@@ -43,14 +49,23 @@ function renderBoxed(widths: readonly number[], lines: readonly (readonly string
  * `rule` and `plain` tables end with a newline and trim trailing spaces from each line; a `boxed`
  * table has no trailing newline (its callers join it with other lines).
  */
-export function renderTable(columns: readonly Column[], rows: readonly (readonly string[])[], options: TableOptions | string = {}): string {
+export function renderTable(
+  columns: readonly Column[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions | string = {},
+): string {
   const { indent = '', layout = 'rule' } = typeof options === 'string' ? { indent: options } : options;
-  const widths = columns.map((column, index) => Math.max(cellWidth(column.header), ...rows.map((row) => cellWidth(row[index] ?? ''))));
+  const widths = columns.map((column, index) =>
+    Math.max(cellWidth(column.header), ...rows.map((row) => cellWidth(row[index] ?? ''))),
+  );
   const headers = columns.map((column) => column.header);
   if (layout === 'boxed') return renderBoxed(widths, [headers, ...rows], indent);
-  const align = (index: number): Column['align'] => (layout === 'plain' ? 'left' : (columns[index]?.align ?? 'right'));
-  const line = (cells: readonly string[]): string => `${indent}${cells.map((text, index) => padCell(text, widths[index] ?? 0, align(index))).join('  ')}`.trimEnd();
-  const separator = layout === 'plain' ? [] : [`${indent}${widths.map((width) => '-'.repeat(width)).join('  ')}`];
+  const align = (index: number): Column['align'] =>
+    layout === 'plain' ? 'left' : (columns[index]?.align ?? 'right');
+  const line = (cells: readonly string[]): string =>
+    `${indent}${cells.map((text, index) => padCell(text, widths[index] ?? 0, align(index))).join('  ')}`.trimEnd();
+  const separator =
+    layout === 'plain' ? [] : [`${indent}${widths.map((width) => '-'.repeat(width)).join('  ')}`];
   return [line(headers), ...separator, ...rows.map((row) => line(row))].join('\n') + '\n';
 }
 

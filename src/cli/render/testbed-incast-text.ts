@@ -8,7 +8,14 @@ const loads = (values: readonly number[]): string => values.map((value) => fixed
 
 export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string {
   const m = result.metrics;
-  const inputs = result.inputs as { name: string; rateBps: number; bufferBytes: number; blockBytes: number; rounds: number; runs: number };
+  const inputs = result.inputs as {
+    name: string;
+    rateBps: number;
+    bufferBytes: number;
+    blockBytes: number;
+    rounds: number;
+    runs: number;
+  };
   const compare = m.sim !== null;
   const columns = [
     { header: 'senders' },
@@ -37,12 +44,19 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
     '',
   ];
   if (m.sim) {
-    const outside = m.rows.filter((row) => row.ratio === null || Math.abs(row.ratio - 1) > INCAST_TARGET).map((row) => row.senders);
-    lines.push(`every row within ${INCAST_TARGET * 100}%: ${m.withinTarget ? 'yes' : `no (senders ${outside.join(', ')})`}`);
+    const outside = m.rows
+      .filter((row) => row.ratio === null || Math.abs(row.ratio - 1) > INCAST_TARGET)
+      .map((row) => row.senders);
+    lines.push(
+      `every row within ${INCAST_TARGET * 100}%: ${m.withinTarget ? 'yes' : `no (senders ${outside.join(', ')})`}`,
+    );
     lines.push(
       `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us; seeds ${m.sim.seeds.join(', ')}`,
     );
   }
-  lines.push(`load average (1, 5, 15 min): ${loads(m.loadAverageBefore)} before, ${loads(m.loadAverageAfter)} after`, '');
+  lines.push(
+    `load average (1, 5, 15 min): ${loads(m.loadAverageBefore)} before, ${loads(m.loadAverageAfter)} after`,
+    '',
+  );
   return lines.join('\n');
 }

@@ -20,15 +20,24 @@ function faultLines(faults: readonly Fault[]): string[] {
 }
 
 /** `  leaves: leaf0 h0-h3, leaf1 h4-h7 ...; uplinks 50 Mbit/s each way` for a two-tier testbed. */
-function leafLines(leaves: number, hostLeaves: readonly number[], uplinkRateBps: number | undefined): string[] {
+function leafLines(
+  leaves: number,
+  hostLeaves: readonly number[],
+  uplinkRateBps: number | undefined,
+): string[] {
   if (leaves <= 1) return [];
   const ranges = Array.from({ length: leaves }, (_, leaf) => {
-    const hosts = hostLeaves.map((owner, index) => [owner, index] as const).filter(([owner]) => owner === leaf).map(([, index]) => index);
+    const hosts = hostLeaves
+      .map((owner, index) => [owner, index] as const)
+      .filter(([owner]) => owner === leaf)
+      .map(([, index]) => index);
     const first = hosts[0];
     const last = hosts[hosts.length - 1];
     return `leaf${leaf} ${first === last ? `h${first}` : `h${first}-h${last}`}`;
   });
-  return [`  leaves: ${ranges.join(', ')}; uplinks to the spine at ${formatBitRate(uplinkRateBps ?? 0)} each way (htb + bfifo)`];
+  return [
+    `  leaves: ${ranges.join(', ')}; uplinks to the spine at ${formatBitRate(uplinkRateBps ?? 0)} each way (htb + bfifo)`,
+  ];
 }
 
 const numberInput = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
@@ -48,7 +57,11 @@ export function renderTestbedUpText(result: ResultEnvelope<TestbedUpMetrics>): s
 }
 
 export function renderTestbedFaultText(result: ResultEnvelope<TestbedFaultMetrics>): string {
-  return [`testbed ${String(result.inputs.name)}: added ${describeFaults(result.metrics.added)}`, ...faultLines(result.metrics.faults), ''].join('\n');
+  return [
+    `testbed ${String(result.inputs.name)}: added ${describeFaults(result.metrics.added)}`,
+    ...faultLines(result.metrics.faults),
+    '',
+  ].join('\n');
 }
 
 export function renderTestbedStatusText(result: ResultEnvelope<TestbedStatusMetrics>): string {
@@ -60,7 +73,11 @@ export function renderTestbedStatusText(result: ResultEnvelope<TestbedStatusMetr
     `  ports: ${formatBitRate(state.rateBps)}, ${state.bufferBytes} bytes of egress buffer (htb + bfifo)`,
     ...leafLines(state.leaves, state.hostLeaves ?? [], state.uplinkRateBps),
     ...faultLines(state.faults),
-    ...(missing.length ? [`  missing namespaces: ${missing.join(', ')} (remove it with \`aifabric testbed down --name ${state.name}\`)`] : []),
+    ...(missing.length
+      ? [
+          `  missing namespaces: ${missing.join(', ')} (remove it with \`aifabric testbed down --name ${state.name}\`)`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -68,7 +85,9 @@ export function renderTestbedStatusText(result: ResultEnvelope<TestbedStatusMetr
 export function renderTestbedDownText(result: ResultEnvelope<TestbedDownMetrics>): string {
   const down = result.metrics;
   const name = String(result.inputs.name);
-  const skipped = down.skippedNamespaces.length ? ` (left ${down.skippedNamespaces.join(', ')}: not made by aifabric testbed up)` : '';
+  const skipped = down.skippedNamespaces.length
+    ? ` (left ${down.skippedNamespaces.join(', ')}: not made by aifabric testbed up)`
+    : '';
   return down.removedNamespaces.length === 0
     ? `testbed ${name}: nothing to remove${skipped}\n`
     : `testbed ${name}: removed ${down.removedNamespaces.length} namespaces${down.killedPids.length ? `, killed ${down.killedPids.length} processes` : ''}${down.complete === false ? ' (an incomplete testbed)' : ''}${skipped}\n`;

@@ -67,9 +67,15 @@ function header(result: ResultEnvelope<TraceMetrics>): string[] {
         : 'clocks: one host, one clock (nothing shifted)',
   );
   const inputs = result.inputs;
-  if (typeof inputs.fabric === 'string') lines.push(`model: fabric ${inputs.fabric}, gpu ${String(inputs.gpu)}${typeof inputs.job === 'string' ? `, job ${inputs.job}` : ''}`);
+  if (typeof inputs.fabric === 'string')
+    lines.push(
+      `model: fabric ${inputs.fabric}, gpu ${String(inputs.gpu)}${typeof inputs.job === 'string' ? `, job ${inputs.job}` : ''}`,
+    );
   const steps = inputs.steps as { from?: number; to?: number } | null | undefined;
-  if (steps && typeof steps.from === 'number') lines.push(`steps: ProfilerStep ${steps.from === steps.to ? steps.from : `${steps.from}-${String(steps.to)}`}`);
+  if (steps && typeof steps.from === 'number')
+    lines.push(
+      `steps: ProfilerStep ${steps.from === steps.to ? steps.from : `${steps.from}-${String(steps.to)}`}`,
+    );
   const noGpu = m.ranks.filter((rank) => !rank.hasGpu).map((rank) => rank.rank);
   if (noGpu.length > 0) lines.push(`ranks without GPU kernels: ${rankList(noGpu)}`);
   for (const warning of result.warnings ?? []) lines.push(`warning: ${warning}`);
@@ -90,10 +96,25 @@ function collectivesTable(rows: readonly TraceCollectiveRow[], withModel: boolea
   ];
   if (withModel) columns.push({ header: 'predicted us' }, { header: '% of model' });
   const cells = rows.slice(0, limit).map((row) => {
-    const busbw = row.busbwGBps === null ? '-' : `${fixed(row.busbwGBps, 2)}${row.busbwIsBound ? ' (bound)' : ''}`;
+    const busbw =
+      row.busbwGBps === null ? '-' : `${fixed(row.busbwGBps, 2)}${row.busbwIsBound ? ' (bound)' : ''}`;
     const seen = `${rankList(row.ranksSeen)}${row.ranksMissing.length > 0 ? ` (missing ${rankList(row.ranksMissing)})` : ''}`;
-    const cellsOfRow = [row.group, `${row.seq}`, row.op, sizeText(row.sizeBytes), seen, us(row.startSkewUs), us(row.trueTimeUs), `${row.lastRank}`, busbw];
-    if (withModel) cellsOfRow.push(us(row.predictedUs), row.modelFraction === null || row.modelFraction === undefined ? '-' : percent(row.modelFraction, 0));
+    const cellsOfRow = [
+      row.group,
+      `${row.seq}`,
+      row.op,
+      sizeText(row.sizeBytes),
+      seen,
+      us(row.startSkewUs),
+      us(row.trueTimeUs),
+      `${row.lastRank}`,
+      busbw,
+    ];
+    if (withModel)
+      cellsOfRow.push(
+        us(row.predictedUs),
+        row.modelFraction === null || row.modelFraction === undefined ? '-' : percent(row.modelFraction, 0),
+      );
     return cellsOfRow;
   });
   let text = renderTable(columns, cells, '  ');
@@ -102,7 +123,9 @@ function collectivesTable(rows: readonly TraceCollectiveRow[], withModel: boolea
 }
 
 function iterationsTable(iterations: readonly TraceIteration[]): string {
-  const withModel = iterations.some((iteration) => iteration.predictedStepUs !== undefined && iteration.predictedStepUs !== null);
+  const withModel = iterations.some(
+    (iteration) => iteration.predictedStepUs !== undefined && iteration.predictedStepUs !== null,
+  );
   const columns: Column[] = [
     { header: 'step' },
     { header: 'ranks', align: 'left' },
@@ -114,20 +137,41 @@ function iterationsTable(iterations: readonly TraceIteration[]): string {
   if (withModel) columns.push({ header: 'predicted step us' });
   const cells = iterations.slice(0, MAX_LIST_ROWS).map((iteration) => {
     const exposed = iteration.exposedCommUs.length > 0 ? Math.max(...iteration.exposedCommUs) : null;
-    const row = [`${iteration.step}`, rankList(iteration.ranks), us(iteration.maxComputeUs), us(exposed), us(iteration.maxCommUs), us(iteration.maxStepUs)];
+    const row = [
+      `${iteration.step}`,
+      rankList(iteration.ranks),
+      us(iteration.maxComputeUs),
+      us(exposed),
+      us(iteration.maxCommUs),
+      us(iteration.maxStepUs),
+    ];
     if (withModel) row.push(us(iteration.predictedStepUs));
     return row;
   });
   let text = renderTable(columns, cells, '  ');
-  if (iterations.length > MAX_LIST_ROWS) text += `  ... ${iterations.length - MAX_LIST_ROWS} more (use --json)\n`;
+  if (iterations.length > MAX_LIST_ROWS)
+    text += `  ... ${iterations.length - MAX_LIST_ROWS} more (use --json)\n`;
   return text;
 }
 
 function stragglersTable(stragglers: readonly TraceStraggler[]): string {
-  const columns: Column[] = [{ header: 'rank' }, { header: 'last at' }, { header: 'others lost us' }, { header: 'cause', align: 'left' }];
-  const cells = stragglers.slice(0, MAX_LIST_ROWS).map((straggler) => [`${straggler.rank}`, `${straggler.lastCount}`, us(straggler.lostUs), straggler.cause]);
+  const columns: Column[] = [
+    { header: 'rank' },
+    { header: 'last at' },
+    { header: 'others lost us' },
+    { header: 'cause', align: 'left' },
+  ];
+  const cells = stragglers
+    .slice(0, MAX_LIST_ROWS)
+    .map((straggler) => [
+      `${straggler.rank}`,
+      `${straggler.lastCount}`,
+      us(straggler.lostUs),
+      straggler.cause,
+    ]);
   let text = renderTable(columns, cells, '  ');
-  if (stragglers.length > MAX_LIST_ROWS) text += `  ... ${stragglers.length - MAX_LIST_ROWS} more (use --json)\n`;
+  if (stragglers.length > MAX_LIST_ROWS)
+    text += `  ... ${stragglers.length - MAX_LIST_ROWS} more (use --json)\n`;
   return text;
 }
 
@@ -135,7 +179,9 @@ const SEVERITY_ORDER: Record<string, number> = { error: 0, warn: 1, info: 2, pas
 
 function findingLines(findings: readonly Finding[]): string[] {
   if (findings.length === 0) return ['findings: none'];
-  const sorted = [...findings].sort((a, b) => (SEVERITY_ORDER[a.severity] ?? 9) - (SEVERITY_ORDER[b.severity] ?? 9));
+  const sorted = [...findings].sort(
+    (a, b) => (SEVERITY_ORDER[a.severity] ?? 9) - (SEVERITY_ORDER[b.severity] ?? 9),
+  );
   return [
     'findings:',
     ...sorted.flatMap((finding) => [
@@ -146,15 +192,27 @@ function findingLines(findings: readonly Finding[]): string[] {
   ];
 }
 
-export function renderTraceText(result: ResultEnvelope<TraceMetrics>, limit = DEFAULT_COLLECTIVE_ROWS): string {
+export function renderTraceText(
+  result: ResultEnvelope<TraceMetrics>,
+  limit = DEFAULT_COLLECTIVE_ROWS,
+): string {
   const m = result.metrics;
   const out = header(result);
   const withModel = m.collectives.some((row) => row.predictedUs !== undefined);
-  out.push('', `collectives: ${m.collectives.length} matched across ranks${m.collectives.length > limit ? ` (first ${limit} shown)` : ''}`);
+  out.push(
+    '',
+    `collectives: ${m.collectives.length} matched across ranks${m.collectives.length > limit ? ` (first ${limit} shown)` : ''}`,
+  );
   if (m.collectives.length > 0) out.push(collectivesTable(m.collectives, withModel, limit).trimEnd());
-  out.push('', `iterations: ${m.iterations.length}${m.iterations.length === 0 ? ' (the traces hold no ProfilerStep windows)' : ''}`);
+  out.push(
+    '',
+    `iterations: ${m.iterations.length}${m.iterations.length === 0 ? ' (the traces hold no ProfilerStep windows)' : ''}`,
+  );
   if (m.iterations.length > 0) out.push(iterationsTable(m.iterations).trimEnd());
-  out.push('', `stragglers: ${m.stragglers.length === 0 ? 'none (no collective was seen on two or more ranks)' : `${m.stragglers.length}, most harmful first`}`);
+  out.push(
+    '',
+    `stragglers: ${m.stragglers.length === 0 ? 'none (no collective was seen on two or more ranks)' : `${m.stragglers.length}, most harmful first`}`,
+  );
   if (m.stragglers.length > 0) out.push(stragglersTable(m.stragglers).trimEnd());
   out.push('', ...findingLines(result.findings ?? []));
   return `${out.join('\n')}\n`;

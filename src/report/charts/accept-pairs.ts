@@ -35,12 +35,15 @@ export function acceptPairCharts(items: readonly ReportItem[]): ChartSpec[] {
       groups.set(group, cells);
     }
     for (const [group, cells] of groups) {
-      const hosts = [...new Set(cells.flatMap((cell) => [cell.from, cell.to]))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+      const hosts = [...new Set(cells.flatMap((cell) => [cell.from, cell.to]))].sort((a, b) =>
+        a.localeCompare(b, undefined, { numeric: true }),
+      );
       const side = Math.min(CHART_WIDTH, Math.max(160, 22 * hosts.length));
       charts.push({
         id: `accept-pairs-${item.ref}-${group}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase(),
         title: `Pairs of ${item.ref}: ${group}, share of the expected rate`,
-        caption: 'Each cell a pair (both orders), measured over expected; a slow node is a red row and column, a slow link one red cell.',
+        caption:
+          'Each cell a pair (both orders), measured over expected; a slow node is a red row and column, a slow link one red cell.',
         spec: {
           $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
           width: side,
@@ -50,7 +53,13 @@ export function acceptPairCharts(items: readonly ReportItem[]): ChartSpec[] {
           encoding: {
             x: { field: 'from', type: 'nominal', title: null, sort: hosts, axis: { labelAngle: -45 } },
             y: { field: 'to', type: 'nominal', title: null, sort: hosts },
-            color: { field: 'share', type: 'quantitative', title: 'of expected', scale: { domain: [0, 1.1], scheme: 'redyellowgreen', clamp: true }, legend: { format: '.0%' } },
+            color: {
+              field: 'share',
+              type: 'quantitative',
+              title: 'of expected',
+              scale: { domain: [0, 1.1], scheme: 'redyellowgreen', clamp: true },
+              legend: { format: '.0%' },
+            },
             tooltip: [
               { field: 'from', type: 'nominal' },
               { field: 'to', type: 'nominal' },

@@ -5,7 +5,16 @@
  */
 import { bandwidthCurves } from '../../result/index.js';
 import type { ReportItem } from '../data/report-item.js';
-import { CHART_HEIGHT, CHART_WIDTH, SIZE_LABEL_EXPR, fabricColourScale, log2Axis, slug, uniqueLabel, type ChartSpec } from './chart.js';
+import {
+  CHART_HEIGHT,
+  CHART_WIDTH,
+  SIZE_LABEL_EXPR,
+  fabricColourScale,
+  log2Axis,
+  slug,
+  uniqueLabel,
+  type ChartSpec,
+} from './chart.js';
 
 interface BusbwRow {
   sizeBytes: number;
@@ -33,7 +42,8 @@ export function busbwCurveCharts(items: readonly ReportItem[]): ChartSpec[] {
     return {
       id: `busbw-${slug(op)}`,
       title: `${op} bus bandwidth against message size`,
-      caption: 'busbw as nccl-tests defines it (GB = 1e9 bytes); dashed lines are predicted, solid ones measured.',
+      caption:
+        'busbw as nccl-tests defines it (GB = 1e9 bytes); dashed lines are predicted, solid ones measured.',
       spec: {
         $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
         width: CHART_WIDTH,
@@ -49,13 +59,31 @@ export function busbwCurveCharts(items: readonly ReportItem[]): ChartSpec[] {
             axis: { values: axis.ticks, labelExpr: SIZE_LABEL_EXPR, grid: true },
           },
           y: { field: 'busbwGBps', type: 'quantitative', title: 'busbw (GB/s)' },
-          color: { field: 'line', type: 'nominal', title: null, scale: fabricColourScale(rows.map((row) => row.line)), legend: { orient: 'bottom', columns: 2 } },
+          color: {
+            field: 'line',
+            type: 'nominal',
+            title: null,
+            scale: fabricColourScale(rows.map((row) => row.line)),
+            legend: { orient: 'bottom', columns: 2 },
+          },
           strokeDash: {
             field: 'source',
             type: 'nominal',
             title: null,
-            scale: { domain: ['measured', 'predicted'], range: [[1, 0], [6, 4]] },
-            legend: { orient: 'bottom', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, encode: { symbols: { update: { stroke: { value: '#57606a' } } } } },
+            scale: {
+              domain: ['measured', 'predicted'],
+              range: [
+                [1, 0],
+                [6, 4],
+              ],
+            },
+            legend: {
+              orient: 'bottom',
+              symbolType: 'stroke',
+              symbolStrokeWidth: 2,
+              symbolSize: 300,
+              encode: { symbols: { update: { stroke: { value: '#57606a' } } } },
+            },
           },
           tooltip: [{ field: 'line' }, { field: 'sizeBytes' }, { field: 'busbwGBps', format: '.2f' }],
         },

@@ -27,7 +27,16 @@ const TRANSPORT_COLOURS: readonly [RegExp, string][] = [
   [/roce/i, '#4c78a8'],
   [/infiniband|(^|[^a-z])ib([^a-z]|$)/i, '#54a24b'],
 ];
-const FALLBACK_COLOURS = ['#f58518', '#72b7b2', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac', '#eeca3b', '#9ecae9'];
+const FALLBACK_COLOURS = [
+  '#f58518',
+  '#72b7b2',
+  '#b279a2',
+  '#ff9da6',
+  '#9d755d',
+  '#bab0ac',
+  '#eeca3b',
+  '#9ecae9',
+];
 
 /** A colour scale that keeps each transport's colour across charts; a second fabric of one transport gets a fallback colour. */
 export function fabricColourScale(names: readonly string[]): { domain: string[]; range: string[] } {
@@ -89,5 +98,10 @@ export function uniqueLabel(label: string, ref: string, taken: Set<string>): str
 }
 
 export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'chart';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'chart'
+  );
 }

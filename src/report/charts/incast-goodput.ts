@@ -20,18 +20,25 @@ const SERIES_NAME = /goodput.*senders/i;
  * A sim result's incast points: the scenario's own workload list (metrics.workloads[], the
  * simulator's form), or one workload described in the inputs ({workload: {kind: 'incast', senders}}).
  */
-function incastPoints(inputsValue: unknown, metricsValue: unknown): { senders: number; goodputGbps: number }[] {
+function incastPoints(
+  inputsValue: unknown,
+  metricsValue: unknown,
+): { senders: number; goodputGbps: number }[] {
   const metrics = asRecord(metricsValue);
   const fromWorkloads = records(metrics.workloads).flatMap((workload) => {
     const senders = finite(workload.senders);
     const goodputGbps = finite(workload.goodputGbps);
-    return workload.kind === 'incast' && senders !== undefined && goodputGbps !== undefined ? [{ senders, goodputGbps }] : [];
+    return workload.kind === 'incast' && senders !== undefined && goodputGbps !== undefined
+      ? [{ senders, goodputGbps }]
+      : [];
   });
   if (fromWorkloads.length > 0) return fromWorkloads;
   const workload = asRecord(asRecord(inputsValue).workload);
   const senders = finite(workload.senders);
   const goodputGbps = finite(metrics.goodputGbps);
-  return workload.kind === 'incast' && senders !== undefined && goodputGbps !== undefined ? [{ senders, goodputGbps }] : [];
+  return workload.kind === 'incast' && senders !== undefined && goodputGbps !== undefined
+    ? [{ senders, goodputGbps }]
+    : [];
 }
 
 export function incastGoodputCharts(items: readonly ReportItem[]): ChartSpec[] {
@@ -43,7 +50,12 @@ export function incastGoodputCharts(items: readonly ReportItem[]): ChartSpec[] {
     const inputs = asRecord(envelope.inputs);
     if (envelope.kind === 'sim') {
       // Runs of one scenario (or fabric) at different sender counts join into one line across runs.
-      const lineName = text(inputs.fabric) ?? text(asRecord(inputs.fabric).name) ?? text(inputs.scenario) ?? text(inputs.transport) ?? 'sim';
+      const lineName =
+        text(inputs.fabric) ??
+        text(asRecord(inputs.fabric).name) ??
+        text(inputs.scenario) ??
+        text(inputs.transport) ??
+        'sim';
       for (const point of incastPoints(envelope.inputs, envelope.metrics)) {
         const line = simulatedLines.get(lineName) ?? uniqueLabel(`${lineName} (simulated)`, item.ref, taken);
         simulatedLines.set(lineName, line);
@@ -78,15 +90,32 @@ export function incastGoodputCharts(items: readonly ReportItem[]): ChartSpec[] {
         data: { values: rows },
         mark: { type: 'line', point: { size: 30 }, strokeWidth: 2 },
         encoding: {
-          x: { field: 'senders', type: 'quantitative', title: 'senders', axis: { tickMinStep: 1, format: '~d' } },
+          x: {
+            field: 'senders',
+            type: 'quantitative',
+            title: 'senders',
+            axis: { tickMinStep: 1, format: '~d' },
+          },
           y: { field: 'goodputGbps', type: 'quantitative', title: 'goodput (Gbit/s)', scale: { zero: true } },
           color: { field: 'line', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 2 } },
           strokeDash: {
             field: 'source',
             type: 'nominal',
             title: null,
-            scale: { domain: ['measured', 'simulated'], range: [[1, 0], [6, 4]] },
-            legend: { orient: 'bottom', symbolType: 'stroke', symbolStrokeWidth: 2, symbolSize: 300, encode: { symbols: { update: { stroke: { value: '#57606a' } } } } },
+            scale: {
+              domain: ['measured', 'simulated'],
+              range: [
+                [1, 0],
+                [6, 4],
+              ],
+            },
+            legend: {
+              orient: 'bottom',
+              symbolType: 'stroke',
+              symbolStrokeWidth: 2,
+              symbolSize: 300,
+              encode: { symbols: { update: { stroke: { value: '#57606a' } } } },
+            },
           },
         },
       } as ChartSpec['spec'],

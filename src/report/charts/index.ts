@@ -22,6 +22,16 @@ export const CHART_BUILDERS: readonly ChartBuilder[] = [
   acceptPairCharts,
 ];
 
-export { acceptPairCharts, busbwCurveCharts, scalingEfficiencyCharts, stepBreakdownCharts, incastGoodputCharts, queueOccupancyCharts, pfcPauseCharts, traceTimelineCharts, traceWaitCharts };
+export {
+  acceptPairCharts,
+  busbwCurveCharts,
+  scalingEfficiencyCharts,
+  stepBreakdownCharts,
+  incastGoodputCharts,
+  queueOccupancyCharts,
+  pfcPauseCharts,
+  traceTimelineCharts,
+  traceWaitCharts,
+};
 export { renderChartSvg } from './render-svg.js';
 export type { ChartSpec, ChartBuilder } from './chart.js';

@@ -8,7 +8,11 @@ import type { ReportItem } from '../data/report-item.js';
 import { busiest, pickField, sumByTime, timelines, type Timeline } from '../data/timeline-series.js';
 import { CHART_WIDTH, slug, type ChartSpec } from './chart.js';
 
-const TITLES: Record<string, string> = { pausedPorts: 'paused ports', pauseFrames: 'pause frames', pausedFraction: 'ports paused' };
+const TITLES: Record<string, string> = {
+  pausedPorts: 'paused ports',
+  pauseFrames: 'pause frames',
+  pausedFraction: 'ports paused',
+};
 const MAX_SERIES_DRAWN = 6;
 
 interface PauseRow {
@@ -24,11 +28,17 @@ function rowsOf(found: Timeline[]): PauseRow[] {
     MAX_SERIES_DRAWN,
   ).shown;
   const rows: PauseRow[] = counts.flatMap((timeline) =>
-    timeline.points.map((point) => ({ timeUs: point.timeUs, value: point.value, series: `${timeline.name} (${TITLES[timeline.field] ?? timeline.field})` })),
+    timeline.points.map((point) => ({
+      timeUs: point.timeUs,
+      value: point.value,
+      series: `${timeline.name} (${TITLES[timeline.field] ?? timeline.field})`,
+    })),
   );
   if (fractions.length > 0) {
     const label = `ports paused (sum over ${fractions.length} port${fractions.length === 1 ? '' : 's'})`;
-    rows.push(...sumByTime(fractions).map((point) => ({ timeUs: point.timeUs, value: point.value, series: label })));
+    rows.push(
+      ...sumByTime(fractions).map((point) => ({ timeUs: point.timeUs, value: point.value, series: label })),
+    );
   }
   return rows;
 }
@@ -36,7 +46,10 @@ function rowsOf(found: Timeline[]): PauseRow[] {
 export function pfcPauseCharts(items: readonly ReportItem[]): ChartSpec[] {
   const charts: ChartSpec[] = [];
   for (const item of items) {
-    const found = timelines(item.envelope.series, pickField(['pausedPorts', 'pauseFrames'], [[/pause/i, 'pausedFraction']]));
+    const found = timelines(
+      item.envelope.series,
+      pickField(['pausedPorts', 'pauseFrames'], [[/pause/i, 'pausedFraction']]),
+    );
     if (found.length === 0) continue;
     const rows = rowsOf(found);
     if (rows.length === 0) continue;

@@ -17,7 +17,13 @@ export function queueOccupancyCharts(items: readonly ReportItem[]): ChartSpec[] 
     if (found.length === 0) continue;
     const { shown } = busiest(found, MAX_QUEUES_DRAWN);
     const drawn = shown.length > 0 ? shown : found.slice(0, 1);
-    const rows = drawn.flatMap((timeline) => timeline.points.map((point) => ({ timeUs: point.timeUs, queueBytes: point.value, queue: timeline.name })));
+    const rows = drawn.flatMap((timeline) =>
+      timeline.points.map((point) => ({
+        timeUs: point.timeUs,
+        queueBytes: point.value,
+        queue: timeline.name,
+      })),
+    );
     const left = found.length - drawn.length;
     charts.push({
       id: `queue-${slug(item.ref)}`,

@@ -13,7 +13,10 @@ interface VegaModules {
 let modules: Promise<VegaModules> | undefined;
 
 function loadVega(): Promise<VegaModules> {
-  modules ??= Promise.all([import('vega'), import('vega-lite')]).then(([vega, vegaLite]) => ({ vega, vegaLite }));
+  modules ??= Promise.all([import('vega'), import('vega-lite')]).then(([vega, vegaLite]) => ({
+    vega,
+    vegaLite,
+  }));
   return modules;
 }
 

@@ -24,7 +24,8 @@ export function scalingEfficiencyCharts(items: readonly ReportItem[]): ChartSpec
       for (const point of records(fabric.points)) {
         const nodes = finite(point.nodes);
         const scalingEfficiency = finite(point.scalingEfficiency);
-        if (nodes !== undefined && nodes > 0 && scalingEfficiency !== undefined) rows.push({ fabric: name, nodes, scalingEfficiency });
+        if (nodes !== undefined && nodes > 0 && scalingEfficiency !== undefined)
+          rows.push({ fabric: name, nodes, scalingEfficiency });
       }
     }
     if (rows.length === 0) continue;
@@ -44,15 +45,31 @@ export function scalingEfficiencyCharts(items: readonly ReportItem[]): ChartSpec
         mark: { type: 'line', point: { size: 30 }, strokeWidth: 2 },
         encoding: {
           x,
-          y: { field: 'scalingEfficiency', type: 'quantitative', title: 'scaling efficiency', axis: { format: '.0%' }, scale: { domain: [0, 1] } },
-          color: { field: 'fabric', type: 'nominal', title: 'fabric', scale: fabricColourScale(rows.map((row) => row.fabric)), legend: { orient: 'bottom' } },
+          y: {
+            field: 'scalingEfficiency',
+            type: 'quantitative',
+            title: 'scaling efficiency',
+            axis: { format: '.0%' },
+            scale: { domain: [0, 1] },
+          },
+          color: {
+            field: 'fabric',
+            type: 'nominal',
+            title: 'fabric',
+            scale: fabricColourScale(rows.map((row) => row.fabric)),
+            legend: { orient: 'bottom' },
+          },
         },
       },
     ];
     if (paysOff !== undefined && paysOff > 0) {
       const marker = [{ nodes: paysOff, label: `RDMA pays off from ${paysOff} nodes` }];
       layers.push(
-        { data: { values: marker }, mark: { type: 'rule', strokeDash: [4, 3], color: '#57606a' }, encoding: { x } },
+        {
+          data: { values: marker },
+          mark: { type: 'rule', strokeDash: [4, 3], color: '#57606a' },
+          encoding: { x },
+        },
         {
           data: { values: marker },
           mark: { type: 'text', align: 'left', dx: 4, dy: -4, baseline: 'bottom', color: '#24292f' },
@@ -63,10 +80,16 @@ export function scalingEfficiencyCharts(items: readonly ReportItem[]): ChartSpec
     charts.push({
       id: `scaling-${slug(item.ref)}`,
       title: `Scaling efficiency against node count (${item.ref})`,
-      caption: text(metrics.rdmaPaysOffStatement) ?? (paysOff === undefined ? 'No node count in range where RDMA pays off.' : undefined),
-      spec: { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: CHART_WIDTH, height: CHART_HEIGHT, layer: layers } as ChartSpec['spec'],
+      caption:
+        text(metrics.rdmaPaysOffStatement) ??
+        (paysOff === undefined ? 'No node count in range where RDMA pays off.' : undefined),
+      spec: {
+        $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+        width: CHART_WIDTH,
+        height: CHART_HEIGHT,
+        layer: layers,
+      } as ChartSpec['spec'],
     });
   }
   return charts;
 }
-

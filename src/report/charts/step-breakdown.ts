@@ -43,11 +43,14 @@ const COLOURS = ['#4c78a8', '#e45756', '#f2cf5b', '#b279a2', '#9d755d', '#bab0ac
 function chart(id: string, title: string, rows: BreakdownRow[], bars: number): ChartSpec {
   // The legend names only the components present, in stacking order, each in its fixed colour.
   const labels = [...COMPONENTS.map((component) => component.label), OTHER];
-  const present = labels.map((label, index) => ({ label, colour: COLOURS[index] ?? '#888888' })).filter(({ label }) => rows.some((row) => row.component === label));
+  const present = labels
+    .map((label, index) => ({ label, colour: COLOURS[index] ?? '#888888' }))
+    .filter(({ label }) => rows.some((row) => row.component === label));
   return {
     id,
     title,
-    caption: 'Each bar is one step; its height is the step time. Exposed communication is what compute did not hide.',
+    caption:
+      'Each bar is one step; its height is the step time. Exposed communication is what compute did not hide.',
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
       width: Math.max(240, Math.min(560, bars * 90)),
@@ -79,14 +82,30 @@ export function stepBreakdownCharts(items: readonly ReportItem[]): ChartSpec[] {
     const metrics = asRecord(item.envelope.metrics);
     if (item.envelope.kind === 'compare') {
       const taken = new Set<string>();
-      const rows = records(metrics.rows).flatMap((row, index) => breakdown(uniqueLabel(text(row.fabric) ?? `row ${index + 1}`, String(index + 1), taken), row));
-      if (rows.length > 0) charts.push(chart(`step-breakdown-${slug(item.ref)}`, `Step time breakdown per fabric (${item.ref})`, rows, taken.size));
+      const rows = records(metrics.rows).flatMap((row, index) =>
+        breakdown(uniqueLabel(text(row.fabric) ?? `row ${index + 1}`, String(index + 1), taken), row),
+      );
+      if (rows.length > 0)
+        charts.push(
+          chart(
+            `step-breakdown-${slug(item.ref)}`,
+            `Step time breakdown per fabric (${item.ref})`,
+            rows,
+            taken.size,
+          ),
+        );
     } else if (item.envelope.kind === 'plan') {
       const inputs = asRecord(item.envelope.inputs);
-      const name = text(metrics.fabric) ?? text(inputs.fabric) ?? text(asRecord(inputs.fabric).name) ?? text(asRecord(inputs.job).fabric) ?? 'plan';
+      const name =
+        text(metrics.fabric) ??
+        text(inputs.fabric) ??
+        text(asRecord(inputs.fabric).name) ??
+        text(asRecord(inputs.job).fabric) ??
+        'plan';
       planRows.push(...breakdown(uniqueLabel(name, item.ref, planLabels), metrics));
     }
   }
-  if (planRows.length > 0) charts.push(chart('step-breakdown-plans', 'Step time breakdown of plans', planRows, planLabels.size));
+  if (planRows.length > 0)
+    charts.push(chart('step-breakdown-plans', 'Step time breakdown of plans', planRows, planLabels.size));
   return charts;
 }

@@ -43,7 +43,13 @@ export function traceTimelineCharts(items: readonly ReportItem[]): ChartSpec[] {
           x: { field: 'startUs', type: 'quantitative', title: 'time from the first collective (µs)' },
           x2: { field: 'endUs' },
           y: { field: 'rank', type: 'ordinal', title: 'rank', sort: 'ascending' },
-          color: { field: 'op', type: 'nominal', title: 'op', sort: 'ascending', legend: { orient: 'bottom' } },
+          color: {
+            field: 'op',
+            type: 'nominal',
+            title: 'op',
+            sort: 'ascending',
+            legend: { orient: 'bottom' },
+          },
           tooltip: [
             { field: 'collective', type: 'nominal' },
             { field: 'op', type: 'nominal' },

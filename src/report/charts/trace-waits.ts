@@ -37,10 +37,20 @@ export function traceWaitCharts(items: readonly ReportItem[]): ChartSpec[] {
         data: { values: rows },
         mark: { type: 'rect' },
         encoding: {
-          x: { field: 'index', type: 'quantitative', title: 'collective (in order)', axis: { tickMinStep: 1, format: 'd' } },
+          x: {
+            field: 'index',
+            type: 'quantitative',
+            title: 'collective (in order)',
+            axis: { tickMinStep: 1, format: 'd' },
+          },
           x2: { field: 'next' },
           y: { field: 'rank', type: 'ordinal', title: 'rank', sort: 'ascending' },
-          color: { field: 'waitUs', type: 'quantitative', title: 'wait (µs)', scale: { scheme: 'oranges', type: 'sqrt' } },
+          color: {
+            field: 'waitUs',
+            type: 'quantitative',
+            title: 'wait (µs)',
+            scale: { scheme: 'oranges', type: 'sqrt' },
+          },
           tooltip: [
             { field: 'collective', type: 'nominal' },
             { field: 'rank', type: 'ordinal' },

@@ -9,7 +9,8 @@ import { isRecord, records } from '../../result/index.js';
 /** Any value as text; never throws (objects without a prototype cannot be String()-ed). */
 export function safeText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   try {
     return JSON.stringify(value) ?? '';
   } catch {
@@ -30,7 +31,9 @@ function normaliseFindings(value: unknown): Finding[] | undefined {
   if (!Array.isArray(value)) return undefined;
   return value.filter(isRecord).map((finding) => ({
     ...finding,
-    severity: (['error', 'warn', 'info', 'pass'].includes(finding.severity as string) ? finding.severity : 'info') as Finding['severity'],
+    severity: (['error', 'warn', 'info', 'pass'].includes(finding.severity as string)
+      ? finding.severity
+      : 'info') as Finding['severity'],
     ruleId: safeText(finding.ruleId ?? ''),
     message: safeText(finding.message ?? ''),
     ...(finding.host !== undefined ? { host: safeText(finding.host) } : {}),

@@ -8,6 +8,12 @@ export interface ReportItem {
   ref: string;
 }
 
-export function toReportItems(envelopes: readonly ResultEnvelope<unknown>[], refs?: readonly string[]): ReportItem[] {
-  return envelopes.map((envelope, index) => ({ envelope: normaliseEnvelope(envelope), ref: refs?.[index] ?? `result ${index + 1}` }));
+export function toReportItems(
+  envelopes: readonly ResultEnvelope<unknown>[],
+  refs?: readonly string[],
+): ReportItem[] {
+  return envelopes.map((envelope, index) => ({
+    envelope: normaliseEnvelope(envelope),
+    ref: refs?.[index] ?? `result ${index + 1}`,
+  }));
 }

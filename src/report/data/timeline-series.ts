@@ -45,10 +45,15 @@ export function thinMinMax(points: TimelinePoint[], maxPoints = MAX_POINTS_PER_S
 export type FieldPicker = (series: Series, firstPoint: Series['points'][number]) => string | undefined;
 
 /** Accepts a series when its first point with a value carries one of `fields`, and, for `namedFields`, when its name matches too. */
-export function pickField(fields: readonly string[], namedFields: readonly [RegExp, string][] = []): FieldPicker {
+export function pickField(
+  fields: readonly string[],
+  namedFields: readonly [RegExp, string][] = [],
+): FieldPicker {
   return (series, point) =>
     fields.find((name) => finite(point[name]) !== undefined) ??
-    namedFields.find(([pattern, name]) => pattern.test(series.name) && finite(point[name]) !== undefined)?.[1];
+    namedFields.find(
+      ([pattern, name]) => pattern.test(series.name) && finite(point[name]) !== undefined,
+    )?.[1];
 }
 
 /** Time series chosen by `pick`, sorted by time and thinned. */
@@ -75,12 +80,19 @@ export function busiest(found: Timeline[], limit: number): { shown: Timeline[]; 
   const peak = (timeline: Timeline) => Math.max(...timeline.points.map((point) => point.value));
   const active = found.filter((timeline) => peak(timeline) > 0).sort((a, b) => peak(b) - peak(a));
   const shown = active.slice(0, limit);
-  return { shown: found.filter((timeline) => shown.includes(timeline)), omitted: found.length - shown.length };
+  return {
+    shown: found.filter((timeline) => shown.includes(timeline)),
+    omitted: found.length - shown.length,
+  };
 }
 
 /** Sums series point by point in time: 64 ports' paused fractions become "ports paused" on one line. */
 export function sumByTime(found: readonly Timeline[]): TimelinePoint[] {
   const totals = new Map<number, number>();
-  for (const timeline of found) for (const point of timeline.points) totals.set(point.timeUs, (totals.get(point.timeUs) ?? 0) + point.value);
-  return [...totals.entries()].map(([timeUs, value]) => ({ timeUs, value })).sort((a, b) => a.timeUs - b.timeUs);
+  for (const timeline of found)
+    for (const point of timeline.points)
+      totals.set(point.timeUs, (totals.get(point.timeUs) ?? 0) + point.value);
+  return [...totals.entries()]
+    .map(([timeUs, value]) => ({ timeUs, value }))
+    .sort((a, b) => a.timeUs - b.timeUs);
 }

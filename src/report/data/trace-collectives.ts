@@ -41,7 +41,14 @@ export function traceCells(item: ReportItem, limit?: number): TraceCells | undef
     ranks.forEach((rank, position) => {
       const waitUs = waits[position];
       if (rank === undefined || waitUs === undefined) return;
-      const cell: TraceRankCell = { index, group: text(row.group) ?? 'default', seq: finite(row.seq) ?? index, op: text(row.op) ?? 'unknown', rank, waitUs };
+      const cell: TraceRankCell = {
+        index,
+        group: text(row.group) ?? 'default',
+        seq: finite(row.seq) ?? index,
+        op: text(row.op) ?? 'unknown',
+        rank,
+        waitUs,
+      };
       const startUs = starts[position];
       const durUs = durations[position];
       if (startUs !== undefined && durUs !== undefined) {

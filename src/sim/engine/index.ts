@@ -1,3 +1,12 @@
 /** Discrete-event engine: integer picosecond clock and a typed-array event heap. */
 export { EventQueue } from './event-queue.js';
-export { PS_PER_NS, PS_PER_S, PS_PER_US, nsToPs, psToSeconds, psToUs, secondsToPs, serializationPs } from './time.js';
+export {
+  PS_PER_NS,
+  PS_PER_S,
+  PS_PER_US,
+  nsToPs,
+  psToSeconds,
+  psToUs,
+  secondsToPs,
+  serializationPs,
+} from './time.js';

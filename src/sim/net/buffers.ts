@@ -74,11 +74,13 @@ export class SwitchBuffers {
     for (const link of topology.links) {
       this.linkTo[link.id] = link.to;
       ports[link.from] = (ports[link.from] as number) + 1;
-      if (config.pfc) reserved[link.to] = (reserved[link.to] as number) + (config.pfc.headroomBytes[link.id] as number);
+      if (config.pfc)
+        reserved[link.to] = (reserved[link.to] as number) + (config.pfc.headroomBytes[link.id] as number);
     }
     for (const node of topology.nodes) {
       if (node.kind !== 'switch') continue;
-      this.poolBytes[node.id] = config.bufferPerPortBytes * (ports[node.id] as number) - (reserved[node.id] as number);
+      this.poolBytes[node.id] =
+        config.bufferPerPortBytes * (ports[node.id] as number) - (reserved[node.id] as number);
     }
     // Static XOFF splits the pool evenly among ingress ports so lossless traffic alone cannot fill it.
     for (const link of topology.links) {
@@ -99,7 +101,10 @@ export class SwitchBuffers {
     const threshold = this.xoff(node, ingress);
     let result: number;
     const shared = this.ingressShared[ingress] as number;
-    if (shared + wire <= threshold && (this.usedBytes[node] as number) + wire <= (this.poolBytes[node] as number)) {
+    if (
+      shared + wire <= threshold &&
+      (this.usedBytes[node] as number) + wire <= (this.poolBytes[node] as number)
+    ) {
       this.ingressShared[ingress] = shared + wire;
       this.usedBytes[node] = (this.usedBytes[node] as number) + wire;
       result = ADMIT_SHARED;
@@ -111,7 +116,8 @@ export class SwitchBuffers {
     }
     if (
       this.pauseSent[ingress] === 0 &&
-      ((this.ingressHeadroom[ingress] as number) > 0 || (this.ingressShared[ingress] as number) + this.config.mtuWireBytes > threshold)
+      ((this.ingressHeadroom[ingress] as number) > 0 ||
+        (this.ingressShared[ingress] as number) + this.config.mtuWireBytes > threshold)
     ) {
       this.pauseSent[ingress] = 1;
       this.sendPause(ingress, true);

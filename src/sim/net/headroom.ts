@@ -24,7 +24,14 @@ export function defaultPfcResponseDelayNs(rateBps: number): number {
   return ((pfcResponseQuanta(rateBps) * 512) / rateBps) * 1e9;
 }
 
-export function pfcHeadroomBoundBytes(rateBps: number, cableDelayNs: number, mtuWireBytes: number, responseDelayNs: number): number {
+export function pfcHeadroomBoundBytes(
+  rateBps: number,
+  cableDelayNs: number,
+  mtuWireBytes: number,
+  responseDelayNs: number,
+): number {
   const bytesPerNs = rateBps / 8 / 1e9;
-  return Math.ceil(2 * cableDelayNs * bytesPerNs + responseDelayNs * bytesPerNs + 3 * mtuWireBytes + MIN_FRAME_WIRE_BYTES);
+  return Math.ceil(
+    2 * cableDelayNs * bytesPerNs + responseDelayNs * bytesPerNs + 3 * mtuWireBytes + MIN_FRAME_WIRE_BYTES,
+  );
 }

@@ -68,7 +68,15 @@ export class PacketPool {
     this.next = g(this.next, (k) => new Int32Array(k));
   }
 
-  alloc(conn: number, kind: number, cls: number, seq: number, payload: number, wire: number, ts: number): number {
+  alloc(
+    conn: number,
+    kind: number,
+    cls: number,
+    seq: number,
+    payload: number,
+    wire: number,
+    ts: number,
+  ): number {
     let p: number;
     if (this.freeHead >= 0) {
       p = this.freeHead;

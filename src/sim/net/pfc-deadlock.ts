@@ -70,7 +70,9 @@ export function findDeadlockCycles(view: DeadlockView): number[][] {
   const used = new Uint8Array(n);
   for (const start of candidates) {
     if (inSet[start] === 0 || used[start] === 1) continue;
-    const cycle = cycleFrom(start, (l) => (inSet[l] === 1 && used[l] === 0 ? [...(waitsOn.get(l) ?? [])].sort((a, b) => a - b) : []));
+    const cycle = cycleFrom(start, (l) =>
+      inSet[l] === 1 && used[l] === 0 ? [...(waitsOn.get(l) ?? [])].sort((a, b) => a - b) : [],
+    );
     if (cycle) {
       for (const l of cycle) used[l] = 1;
       cycles.push(cycle);

@@ -66,7 +66,8 @@ export class PortQueues {
   /** Packets of one class waiting on `link`, head first (a copy: the caller may dequeue). */
   packetsOf(link: number, cls: number): number[] {
     const out: number[] = [];
-    for (let p = this.head[link * CLASS_COUNT + cls] as number; p >= 0; p = this.pool.next[p] as number) out.push(p);
+    for (let p = this.head[link * CLASS_COUNT + cls] as number; p >= 0; p = this.pool.next[p] as number)
+      out.push(p);
     return out;
   }
 

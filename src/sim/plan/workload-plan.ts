@@ -76,27 +76,63 @@ export function planWorkloads(scenario: Scenario, hostCount: number, seed: numbe
   const rng = createRng(seed ^ 0x5bd1e995);
   const connections: PlannedConnection[] = [];
   const workloads = scenario.workloads.map((w, index): PlannedWorkload => {
-    const base = { index, name: w.name ?? `${w.kind}#${index}`, transport: w.transport ?? scenario.transport.kind, startS: w.start, firstConnection: connections.length };
+    const base = {
+      index,
+      name: w.name ?? `${w.kind}#${index}`,
+      transport: w.transport ?? scenario.transport.kind,
+      startS: w.start,
+      firstConnection: connections.length,
+    };
     const open = (pairs: PlannedConnection[]): PlannedConnection[] => {
       connections.push(...pairs);
       return pairs;
     };
     switch (w.kind) {
       case 'incast': {
-        const senders = typeof w.senders === 'number' ? Array.from({ length: w.senders }, (_, j) => (w.receiver + 1 + j) % hostCount) : w.senders;
+        const senders =
+          typeof w.senders === 'number'
+            ? Array.from({ length: w.senders }, (_, j) => (w.receiver + 1 + j) % hostCount)
+            : w.senders;
         const pairs = open(senders.map((src) => ({ src, dst: w.receiver })));
-        return { ...base, kind: 'incast', connections: pairs, receiver: w.receiver, senders, blockBytes: w.blockSize, rounds: w.rounds };
+        return {
+          ...base,
+          kind: 'incast',
+          connections: pairs,
+          receiver: w.receiver,
+          senders,
+          blockBytes: w.blockSize,
+          rounds: w.rounds,
+        };
       }
       case 'flow': {
         const flows = [{ src: w.src, dst: w.dst, sizeBytes: w.size }];
-        return { ...base, kind: 'flow', connections: open(flows.map(({ src, dst }) => ({ src, dst }))), flows };
+        return {
+          ...base,
+          kind: 'flow',
+          connections: open(flows.map(({ src, dst }) => ({ src, dst }))),
+          flows,
+        };
       }
       case 'permutation': {
-        const flows = permutationTargets(hostCount, () => rng.next()).map((dst, src) => ({ src, dst, sizeBytes: w.size }));
-        return { ...base, kind: 'permutation', connections: open(flows.map(({ src, dst }) => ({ src, dst }))), flows };
+        const flows = permutationTargets(hostCount, () => rng.next()).map((dst, src) => ({
+          src,
+          dst,
+          sizeBytes: w.size,
+        }));
+        return {
+          ...base,
+          kind: 'permutation',
+          connections: open(flows.map(({ src, dst }) => ({ src, dst }))),
+          flows,
+        };
       }
       default: {
-        const ranks = w.ranks === undefined ? Array.from({ length: hostCount }, (_, j) => j) : typeof w.ranks === 'number' ? Array.from({ length: w.ranks }, (_, j) => j) : w.ranks;
+        const ranks =
+          w.ranks === undefined
+            ? Array.from({ length: hostCount }, (_, j) => j)
+            : typeof w.ranks === 'number'
+              ? Array.from({ length: w.ranks }, (_, j) => j)
+              : w.ranks;
         const n = ranks.length;
         const pairs: PlannedConnection[] = [];
         if (w.kind === 'alltoall') {

@@ -15,8 +15,10 @@ export function buildFatTree(spec: FatTreeSpec): Topology {
   const edge: number[] = [];
   const agg: number[] = [];
   const core: number[] = [];
-  for (let p = 0; p < k; p++) for (let e = 0; e < half; e++) edge.push(fabric.addNode('switch', `edge${p}.${e}`));
-  for (let p = 0; p < k; p++) for (let a = 0; a < half; a++) agg.push(fabric.addNode('switch', `agg${p}.${a}`));
+  for (let p = 0; p < k; p++)
+    for (let e = 0; e < half; e++) edge.push(fabric.addNode('switch', `edge${p}.${e}`));
+  for (let p = 0; p < k; p++)
+    for (let a = 0; a < half; a++) agg.push(fabric.addNode('switch', `agg${p}.${a}`));
   for (let c = 0; c < half * half; c++) core.push(fabric.addNode('switch', `core${c}`));
   const rate = spec.linkRateBps;
   const delay = spec.linkDelayNs;
@@ -24,11 +26,13 @@ export function buildFatTree(spec: FatTreeSpec): Topology {
   for (let h = 0; h < hosts; h++) fabric.addCable(h, edgeOf(h), rate, delay);
   for (let p = 0; p < k; p++) {
     for (let e = 0; e < half; e++) {
-      for (let a = 0; a < half; a++) fabric.addCable(edge[p * half + e] as number, agg[p * half + a] as number, rate, delay);
+      for (let a = 0; a < half; a++)
+        fabric.addCable(edge[p * half + e] as number, agg[p * half + a] as number, rate, delay);
     }
     // Aggregation switch a of every pod connects to cores a*half .. a*half+half-1.
     for (let a = 0; a < half; a++) {
-      for (let c = 0; c < half; c++) fabric.addCable(agg[p * half + a] as number, core[a * half + c] as number, rate, delay);
+      for (let c = 0; c < half; c++)
+        fabric.addCable(agg[p * half + a] as number, core[a * half + c] as number, rate, delay);
     }
   }
   const podOf = (h: number): number => Math.floor(h / (half * half));
@@ -45,7 +49,8 @@ export function buildFatTree(spec: FatTreeSpec): Topology {
       const p1 = podOf(src);
       const p2 = podOf(dst);
       const a1 = agg[p1 * half + a] as number;
-      if (p1 === p2) return [fabric.link(src, e1), fabric.link(e1, a1), fabric.link(a1, e2), fabric.link(e2, dst)];
+      if (p1 === p2)
+        return [fabric.link(src, e1), fabric.link(e1, a1), fabric.link(a1, e2), fabric.link(e2, dst)];
       const c = core[a * half + (mixHash(flowHash, 4) % half)] as number;
       const a2 = agg[p2 * half + a] as number;
       return [

@@ -6,7 +6,17 @@ import { buildRing } from './ring.js';
 import { buildStar } from './star.js';
 import type { Topology, TopologySpec } from './types.js';
 
-export type { FatTreeSpec, LeafSpineSpec, RailSpec, RingSpec, StarSpec, TopoLink, TopoNode, Topology, TopologySpec } from './types.js';
+export type {
+  FatTreeSpec,
+  LeafSpineSpec,
+  RailSpec,
+  RingSpec,
+  StarSpec,
+  TopoLink,
+  TopoNode,
+  Topology,
+  TopologySpec,
+} from './types.js';
 export { mixHash } from './builder.js';
 export { connectionEcmpHash } from './ecmp.js';
 export { ringPaths, type RingPaths } from './ring.js';

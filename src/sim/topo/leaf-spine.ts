@@ -14,7 +14,8 @@ export function buildLeafSpine(spec: LeafSpineSpec): Topology {
   for (let h = 0; h < spec.hosts; h++) fabric.addCable(h, leafOf(h), spec.linkRateBps, spec.linkDelayNs);
   // Oversubscription is the leaf's downlink capacity over its uplink capacity.
   const uplinkRate = (spec.hostsPerLeaf * spec.linkRateBps) / (spec.spines * spec.oversubscription);
-  for (const leaf of leaves) for (const spine of spines) fabric.addCable(leaf, spine, uplinkRate, spec.linkDelayNs);
+  for (const leaf of leaves)
+    for (const spine of spines) fabric.addCable(leaf, spine, uplinkRate, spec.linkDelayNs);
   return {
     spec,
     hostCount: spec.hosts,

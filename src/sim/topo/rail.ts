@@ -20,7 +20,8 @@ export function buildRail(spec: RailSpec): Topology {
   for (let h = 0; h < hosts; h++) fabric.addCable(h, railOf(h), spec.linkRateBps, spec.linkDelayNs);
   // Non-blocking rail-to-spine capacity: each rail switch's downlinks are matched by its uplinks.
   const uplinkRate = (spec.servers * spec.linkRateBps) / Math.max(1, spec.spines);
-  for (const rail of rails) for (const spine of spines) fabric.addCable(rail, spine, uplinkRate, spec.linkDelayNs);
+  for (const rail of rails)
+    for (const spine of spines) fabric.addCable(rail, spine, uplinkRate, spec.linkDelayNs);
   return {
     spec,
     hostCount: hosts,
@@ -30,7 +31,8 @@ export function buildRail(spec: RailSpec): Topology {
       const a = railOf(src);
       const b = railOf(dst);
       if (a === b) return [fabric.link(src, a), fabric.link(a, dst)];
-      if (spines.length === 0) throw new Error(`rail topology without spines cannot route host ${src} to host ${dst}`);
+      if (spines.length === 0)
+        throw new Error(`rail topology without spines cannot route host ${src} to host ${dst}`);
       const spine = spines[mixHash(flowHash, 2) % spines.length] as number;
       return [fabric.link(src, a), fabric.link(a, spine), fabric.link(spine, b), fabric.link(b, dst)];
     },

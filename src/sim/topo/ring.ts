@@ -26,7 +26,8 @@ export function ringPaths(spec: Pick<RingSpec, 'switches' | 'routing' | 'failedC
   const alive = (x: number, y: number): boolean => !failed.has(cableIndex(n, x, y));
   const cw = (x: number): number => (x + 1) % n;
   const ccw = (x: number): number => (x + n - 1) % n;
-  const neighbours = (x: number): number[] => (n === 2 ? [cw(x)] : [cw(x), ccw(x)]).filter((y) => y !== x && alive(x, y));
+  const neighbours = (x: number): number[] =>
+    (n === 2 ? [cw(x)] : [cw(x), ccw(x)]).filter((y) => y !== x && alive(x, y));
   // Levels on the intact ring: distance from switch 0.
   const level = (x: number): number => Math.min(x, n - x);
   const isUp = (x: number, y: number): boolean => level(y) < level(x) || (level(y) === level(x) && y < x);
@@ -89,11 +90,18 @@ export function buildRing(spec: RingSpec): Topology {
   for (let h = 0; h < hosts; h++) fabric.addNode('host', `h${h}`);
   const switches: number[] = [];
   for (let s = 0; s < n; s++) switches.push(fabric.addNode('switch', `s${s}`));
-  for (let h = 0; h < hosts; h++) fabric.addCable(h, switches[Math.floor(h / m)] as number, spec.linkRateBps, spec.linkDelayNs);
+  for (let h = 0; h < hosts; h++)
+    fabric.addCable(h, switches[Math.floor(h / m)] as number, spec.linkRateBps, spec.linkDelayNs);
   const failed = new Set(spec.failedCables.map(([x, y]) => cableIndex(n, x, y)));
   const cables = n === 2 ? 1 : n;
   for (let i = 0; i < cables; i++) {
-    if (!failed.has(i)) fabric.addCable(switches[i] as number, switches[(i + 1) % n] as number, spec.linkRateBps, spec.linkDelayNs);
+    if (!failed.has(i))
+      fabric.addCable(
+        switches[i] as number,
+        switches[(i + 1) % n] as number,
+        spec.linkRateBps,
+        spec.linkDelayNs,
+      );
   }
   const paths = ringPaths(spec);
   return {
@@ -107,7 +115,10 @@ export function buildRing(spec: RingSpec): Topology {
       const path = paths(a, b);
       if (!path) throw new Error(`no ${spec.routing} route from s${a} to s${b}`);
       const route = [fabric.link(src, switches[a] as number)];
-      for (let i = 1; i < path.length; i++) route.push(fabric.link(switches[path[i - 1] as number] as number, switches[path[i] as number] as number));
+      for (let i = 1; i < path.length; i++)
+        route.push(
+          fabric.link(switches[path[i - 1] as number] as number, switches[path[i] as number] as number),
+        );
       route.push(fabric.link(switches[b] as number, dst));
       return route;
     },

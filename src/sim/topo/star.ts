@@ -7,7 +7,13 @@ export function buildStar(spec: StarSpec): Topology {
   for (let h = 0; h < spec.hosts; h++) fabric.addNode('host', `h${h}`);
   const tor = fabric.addNode('switch', 'sw0');
   for (let h = 0; h < spec.hosts; h++) {
-    const cable = fabric.addCable(h, tor, spec.uplinkRateBps ?? spec.linkRateBps, spec.linkDelayNs, spec.linkRateBps);
+    const cable = fabric.addCable(
+      h,
+      tor,
+      spec.uplinkRateBps ?? spec.linkRateBps,
+      spec.linkDelayNs,
+      spec.linkRateBps,
+    );
     if (spec.ports === 'htb') fabric.links[cable + 1]!.chargedAfter = true;
   }
   const up = (h: number): number => 2 * h;

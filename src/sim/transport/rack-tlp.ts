@@ -29,7 +29,8 @@ export class RackTlp {
 
   /** tcp_rack_advance (RFC 8985 section 6.2 step 2): a delivered segment's send time. */
   advance(flags: number, endSeq: number, xmitPs: number, nowPs: number, minRttPs: number): void {
-    if (this.xmitPs >= 0 && !(xmitPs > this.xmitPs || (xmitPs === this.xmitPs && endSeq > this.endSeq))) return;
+    if (this.xmitPs >= 0 && !(xmitPs > this.xmitPs || (xmitPs === this.xmitPs && endSeq > this.endSeq)))
+      return;
     const rtt = nowPs - xmitPs;
     // A retransmission delivered sooner than min_rtt may be the original's delivery: ambiguous, skip.
     if (flags & SEG_EVER_RETRANS && rtt < minRttPs) return;

@@ -197,7 +197,11 @@ export class RoceConnection extends Connection {
     const pool = this.ctx.pool;
     const ctx = this.ctx;
     const now = ctx.now;
-    if (pool.ecn[p] === 2 && now - this.lastCnpPs >= this.config.dcqcn.cnpIntervalPs && this.config.dcqcn.enabled) {
+    if (
+      pool.ecn[p] === 2 &&
+      now - this.lastCnpPs >= this.config.dcqcn.cnpIntervalPs &&
+      this.config.dcqcn.enabled
+    ) {
       this.lastCnpPs = now;
       ctx.counters.cnps++;
       ctx.sendControl(this, KIND_CNP, CLS_CONTROL, 0, 0, 0);
@@ -208,7 +212,9 @@ export class RoceConnection extends Connection {
       this.nakSent = false;
       this.delivered = this.expected;
       this.lastDeliveryPs = now;
-      const atMessageEnd = this.messageHead < this.messageEnds.length && this.expected >= (this.messageEnds[this.messageHead] as number);
+      const atMessageEnd =
+        this.messageHead < this.messageEnds.length &&
+        this.expected >= (this.messageEnds[this.messageHead] as number);
       if (++this.sinceAck >= this.config.ackEvery || atMessageEnd) {
         this.sinceAck = 0;
         ctx.sendControl(this, KIND_ACK, CLS_CONTROL, this.expected, 0, 0);

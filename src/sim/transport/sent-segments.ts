@@ -167,7 +167,11 @@ export class SentSegments {
     this.delivered += len;
     this.newlyDelivered += len;
     const xmit = this.xmitPs[k] as number;
-    if (this.priorDelivered < 0 || xmit > this.firstTxPs || (xmit === this.firstTxPs && (this.end[k] as number) > this.lastEndSeq)) {
+    if (
+      this.priorDelivered < 0 ||
+      xmit > this.firstTxPs ||
+      (xmit === this.firstTxPs && (this.end[k] as number) > this.lastEndSeq)
+    ) {
       this.priorDelivered = this.txDelivered[k] as number;
       this.priorPs = this.txDeliveredPs[k] as number;
       this.sampleAppLimited = this.txAppLimited[k] === 1;

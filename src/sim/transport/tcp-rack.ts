@@ -37,7 +37,13 @@ export class RackTcpConnection extends TcpConnection {
   private readonly segments: SentSegments;
   private readonly onDelivered = (k: number): void => {
     const segs = this.segments;
-    this.rack.advance(segs.flags[k] as number, segs.end[k] as number, segs.xmitPs[k] as number, this.ctx.now, this.minRtt);
+    this.rack.advance(
+      segs.flags[k] as number,
+      segs.end[k] as number,
+      segs.xmitPs[k] as number,
+      this.ctx.now,
+      this.minRtt,
+    );
   };
 
   constructor(o: TcpConnectionOptions) {
@@ -136,7 +142,10 @@ export class RackTcpConnection extends TcpConnection {
       this.retransmitTimer.disarm();
       return;
     }
-    const deadline = this.timerKind === TIMER_RTO ? now + this.rto : Math.max(now + 1, (g.xmitPs[g.at(0)] as number) + this.rto);
+    const deadline =
+      this.timerKind === TIMER_RTO
+        ? now + this.rto
+        : Math.max(now + 1, (g.xmitPs[g.at(0)] as number) + this.rto);
     this.timerKind = TIMER_RTO;
     this.retransmitTimer.arm(deadline);
   }
@@ -228,7 +237,12 @@ export class RackTcpConnection extends TcpConnection {
   }
 
   private reoWnd(): number {
-    return this.rack.reoWnd(this.caState !== CA_OPEN, this.segments.sackedBytes / this.config.mssBytes, this.minRtt, this.srtt);
+    return this.rack.reoWnd(
+      this.caState !== CA_OPEN,
+      this.segments.sackedBytes / this.config.mssBytes,
+      this.minRtt,
+      this.srtt,
+    );
   }
 
   override onControl(p: number): void {
@@ -269,16 +283,19 @@ export class RackTcpConnection extends TcpConnection {
     }
     this.processTlpAck(ack, dsack, advanced);
     let reoTimeout = 0;
-    if (this.caState !== CA_OPEN || g.sackedBytes > 0 || dsack) reoTimeout = this.rack.detectLoss(g, now, this.reoWnd());
+    if (this.caState !== CA_OPEN || g.sackedBytes > 0 || dsack)
+      reoTimeout = this.rack.detectLoss(g, now, this.reoWnd());
     if (this.caState === CA_OPEN && g.lostBytes > 0) this.enterRecovery();
     else if (this.caState !== CA_OPEN && this.sndUna >= this.recover) {
       if (this.caState === CA_RECOVERY && !cc.controlsWindow) this.s.cwnd = this.s.ssthresh;
       this.caState = CA_OPEN;
     }
     this.newlyLostBytes = Math.max(0, g.lostBytes - lostBefore);
-    if (this.caState === CA_RECOVERY && !cc.controlsWindow) this.cwndReduction(g.newlyDelivered, this.newlyLostBytes, advanced);
+    if (this.caState === CA_RECOVERY && !cc.controlsWindow)
+      this.cwndReduction(g.newlyDelivered, this.newlyLostBytes, advanced);
     // tcp_cong_control -> tcp_cong_avoid: outside recovery, and only while cwnd is the limit.
-    if (this.caState !== CA_RECOVERY && g.newlyDelivered > 0 && this.isCwndLimited()) cc.congAvoid(this.s, g.newlyDelivered, now, this.srtt, this.minRtt);
+    if (this.caState !== CA_RECOVERY && g.newlyDelivered > 0 && this.isCwndLimited())
+      cc.congAvoid(this.s, g.newlyDelivered, now, this.srtt, this.minRtt);
     if (cc.controlsWindow) this.rateSample(now, this.inflight(), this.caState);
     // tcp_identify_packet_loss: a reorder timer set by RACK stands; else progress resets TLP or RTO.
     if (reoTimeout > 0) {

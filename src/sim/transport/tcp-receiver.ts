@@ -102,7 +102,14 @@ export class TcpReceiver {
   }
 
   private sendAck(): void {
-    const p = this.ctx.sendControl(this.conn, KIND_ACK, this.conn.cls, this.rcvNxt, this.unackedCe, this.unackedTs);
+    const p = this.ctx.sendControl(
+      this.conn,
+      KIND_ACK,
+      this.conn.cls,
+      this.rcvNxt,
+      this.unackedCe,
+      this.unackedTs,
+    );
     this.unacked = 0;
     this.unackedCe = 0;
     let k = 0;
@@ -122,7 +129,8 @@ export class TcpReceiver {
     let k = k0;
     let first = -1;
     for (let i = 0; i < ooo.length; i += 2) {
-      if ((ooo[i] as number) <= this.lastSegmentStart && this.lastSegmentStart < (ooo[i + 1] as number)) first = i;
+      if ((ooo[i] as number) <= this.lastSegmentStart && this.lastSegmentStart < (ooo[i + 1] as number))
+        first = i;
     }
     if (first >= 0) {
       sack[6 * p + 2 * k] = ooo[first] as number;

@@ -11,7 +11,13 @@
  */
 import { KIND_DATA } from '../net/packet-pool.js';
 import { tcpWireBytes } from '../net/wire.js';
-import { createCongestionControl, type CcName, type CcWindow, type CongestionControl, type RateSample } from './cc/index.js';
+import {
+  createCongestionControl,
+  type CcName,
+  type CcWindow,
+  type CongestionControl,
+  type RateSample,
+} from './cc/index.js';
 import { Connection, EV_CC_TIMER, type SimContext } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
@@ -121,7 +127,20 @@ export class TcpConnection extends Connection {
     this.rto = this.computeRto();
     this.receiver = new TcpReceiver(this, o.ctx, { ...config, dsack: config.rack });
     this.segs = config.rack || this.cc.controlsWindow ? new SentSegments() : null;
-    this.rs = { nowPs: 0, ackedBytes: 0, deliveredBytes: -1, intervalPs: -1, priorDelivered: 0, isAppLimited: false, lostBytes: 0, rttPs: -1, inflightBytes: 0, totalDelivered: 0, caState: CA_OPEN, mss };
+    this.rs = {
+      nowPs: 0,
+      ackedBytes: 0,
+      deliveredBytes: -1,
+      intervalPs: -1,
+      priorDelivered: 0,
+      isAppLimited: false,
+      lostBytes: 0,
+      rttPs: -1,
+      inflightBytes: 0,
+      totalDelivered: 0,
+      caState: CA_OPEN,
+      mss,
+    };
   }
 
   get ecnCapable(): boolean {
@@ -151,11 +170,15 @@ export class TcpConnection extends Connection {
   }
 
   private windowReadiness(now: number): number {
-    if (this.inRecovery && this.config.sack) return this.sackNextSeq() >= 0 && this.pipe() + this.config.mssBytes <= this.s.cwnd + 1e-6 ? now : Infinity;
+    if (this.inRecovery && this.config.sack)
+      return this.sackNextSeq() >= 0 && this.pipe() + this.config.mssBytes <= this.s.cwnd + 1e-6
+        ? now
+        : Infinity;
     if (this.retransmitNext) return now;
     const flight = this.sndNxt - this.sndUna;
     if (this.sndNxt >= this.appLimit) {
-      if (this.segs !== null && this.segs.appLimited === 0 && flight < this.s.cwnd) this.segs.markAppLimited(flight);
+      if (this.segs !== null && this.segs.appLimited === 0 && flight < this.s.cwnd)
+        this.segs.markAppLimited(flight);
       return Infinity;
     }
     // Whole segments only, as Linux counts packets in flight against cwnd.
@@ -211,7 +234,10 @@ export class TcpConnection extends Connection {
   protected emit(seq: number, len: number, now: number): number {
     const mss = this.config.mssBytes;
     // A TSO packet takes the wire time of its segments, each with its own headers.
-    const wire = len <= mss ? tcpWireBytes(len) : tcpWireBytes(len) + (Math.ceil(len / mss) - 1) * (tcpWireBytes(mss) - mss);
+    const wire =
+      len <= mss
+        ? tcpWireBytes(len)
+        : tcpWireBytes(len) + (Math.ceil(len / mss) - 1) * (tcpWireBytes(mss) - mss);
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
     if (this.cc.ecnCapable) this.ctx.pool.ecn[p] = 1;
     if (this.firstSendPs < 0) this.firstSendPs = now;
@@ -256,7 +282,11 @@ export class TcpConnection extends Connection {
     // tcp_write_xmit: is_cwnd_limited |= tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp), in whole segments.
     const cwndLimited = this.inflight() + mss > this.s.cwnd + 1e-6;
     const bytesOut = this.sndMax - this.sndUna;
-    if (this.sndUna >= this.cwndUsageSeq || cwndLimited || (!this.cwndLimitedFlag && bytesOut > this.maxBytesOut)) {
+    if (
+      this.sndUna >= this.cwndUsageSeq ||
+      cwndLimited ||
+      (!this.cwndLimitedFlag && bytesOut > this.maxBytesOut)
+    ) {
       this.cwndLimitedFlag = cwndLimited;
       this.maxBytesOut = bytesOut;
       this.cwndUsageSeq = this.sndNxt;

@@ -13,7 +13,13 @@ import type { Series } from '../../core/envelope.js';
 import type { SimCollectiveKind } from '../scenario-schema.js';
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
-import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
+import type {
+  ConnectionFactory,
+  TransportKind,
+  Workload,
+  WorkloadProgress,
+  WorkloadReport,
+} from './types.js';
 
 /** Iterations the per-iteration arrays hold at first; they double as the run goes on. */
 const INITIAL_ITERATION_SLOTS = 1024;
@@ -150,7 +156,8 @@ export class CollectiveWorkload implements Workload {
       const iteration = this.sent[rank] as number;
       if (iteration >= (this.computesDone[rank] as number)) return;
       this.sent[rank] = iteration + 1;
-      for (let d = 0; d < n; d++) if (d !== rank) sim.offer(this.conns[rank * n + d] as Connection, this.chunkBytes, iteration);
+      for (let d = 0; d < n; d++)
+        if (d !== rank) sim.offer(this.conns[rank * n + d] as Connection, this.chunkBytes, iteration);
       return;
     }
     for (;;) {
@@ -216,7 +223,12 @@ export class CollectiveWorkload implements Workload {
         lastJoin = Math.max(lastJoin, join);
         lastFinish = Math.max(lastFinish, finish);
         const previous = i === 0 ? this.startPs : (this.finishRankPs[(i - 1) * n + r] as number);
-        points.push({ iteration: i, rank: r, stepTimeUs: (finish - previous) / 1e6, collectiveTimeUs: (finish - join) / 1e6 });
+        points.push({
+          iteration: i,
+          rank: r,
+          stepTimeUs: (finish - previous) / 1e6,
+          collectiveTimeUs: (finish - join) / 1e6,
+        });
       }
       // Times only for iterations every rank finished: a cut-short one has no duration.
       if (this.ranksDoneByIteration[i] !== n) continue;

@@ -4,7 +4,13 @@
  */
 import type { Simulator } from '../simulator.js';
 import type { Connection } from '../transport/connection.js';
-import type { ConnectionFactory, TransportKind, Workload, WorkloadProgress, WorkloadReport } from './types.js';
+import type {
+  ConnectionFactory,
+  TransportKind,
+  Workload,
+  WorkloadProgress,
+  WorkloadReport,
+} from './types.js';
 
 export interface FlowSpec {
   src: number;

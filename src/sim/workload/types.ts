@@ -8,7 +8,12 @@ import type { TransportKind } from '../plan/index.js';
 export type { TransportKind };
 
 /** Builds a connection between two hosts with the scenario's (or the workload's) transport. */
-export type ConnectionFactory = (src: number, dst: number, transport: TransportKind, listener: MessageListener) => Connection;
+export type ConnectionFactory = (
+  src: number,
+  dst: number,
+  transport: TransportKind,
+  listener: MessageListener,
+) => Connection;
 
 export interface WorkloadReport {
   metrics: Record<string, unknown>;

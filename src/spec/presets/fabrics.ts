@@ -64,7 +64,11 @@ function spectrumX(): FabricSpec {
   return {
     ...base,
     name: 'NVIDIA Spectrum-X RoCE v2 400G (BlueField-3 SuperNIC, adaptive routing)',
-    sources: { ...base.sources, lineRateGbps: `${S.spectrumX}; ${S.ethernetRates}`, lossless: S.spectrumXLossless },
+    sources: {
+      ...base.sources,
+      lineRateGbps: `${S.spectrumX}; ${S.ethernetRates}`,
+      lossless: S.spectrumXLossless,
+    },
   };
 }
 
@@ -104,7 +108,8 @@ function tcp(id: string, name: string, values: TcpPresetValues): FabricSpec {
     },
     sources: {
       lineRateGbps: S.ethernetRates,
-      mtuBytes: 'MTU 9000 (jumbo frames) as recommended for NCCL over sockets; 1500 where jumbo frames are not configured (IEEE 802.3 default)',
+      mtuBytes:
+        'MTU 9000 (jumbo frames) as recommended for NCCL over sockets; 1500 where jumbo frames are not configured (IEEE 802.3 default)',
       headerBytesPerPacket: S.tcpHeaders,
       perMessageLatencyUs: values.virtualized ? S.tcpVirtLatency : S.tcpLatency,
       switchHopLatencyUs: S.ethSwitchHop,
@@ -185,7 +190,8 @@ function gcpDirectTcp(id: string, name: string, plugin: 'GPUDirectTCPX_v7' | 'Fa
       perMessageLatencyUs: S.gcpLatency,
       switchHopLatencyUs: S.ethSwitchHop,
       nicEfficiency: S.tcpNicEfficiency,
-      gpuDirectRdma: 'no RDMA: GPUDirect-TCPX/TCPXO move payload to GPU memory over TCP (tcp.devmem), not RDMA verbs',
+      gpuDirectRdma:
+        'no RDMA: GPUDirect-TCPX/TCPXO move payload to GPU memory over TCP (tcp.devmem), not RDMA verbs',
       lossless: S.tcpLossy,
       ncclNet: tcpxo ? S.ncclFastrak : S.ncclTcpx,
       'tcp.perStreamGbps': tcpxo ? S.tcpxoPerStream : S.tcpxPerStream,

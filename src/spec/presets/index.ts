@@ -12,7 +12,9 @@ export { fabricPresets, gpuPresets, modelPresets };
 function lookup<T extends { id: string }>(presets: readonly T[], what: string, id: string): T {
   const match = presets.find((preset) => preset.id.toLowerCase() === id.trim().toLowerCase());
   if (!match) {
-    throw new UsageError(`unknown ${what} preset "${id}" (expected one of ${presets.map((preset) => preset.id).join(', ')})`);
+    throw new UsageError(
+      `unknown ${what} preset "${id}" (expected one of ${presets.map((preset) => preset.id).join(', ')})`,
+    );
   }
   return match;
 }

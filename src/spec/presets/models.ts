@@ -1,7 +1,8 @@
 /** Built-in models: the shapes published by their authors. */
 import type { ModelSpec } from '../model-spec.js';
 
-const LLAMA3_SOURCE = 'Llama 3 paper (Grattafiori et al., 2024), Table 3, and the meta-llama config.json files';
+const LLAMA3_SOURCE =
+  'Llama 3 paper (Grattafiori et al., 2024), Table 3, and the meta-llama config.json files';
 
 export const modelPresets: readonly ModelSpec[] = [
   {
@@ -62,7 +63,9 @@ export const modelPresets: readonly ModelSpec[] = [
     experts: 1,
     expertsPerToken: 1,
     tiedEmbeddings: true,
-    sources: { all: 'Brown et al., "Language Models are Few-Shot Learners" (2020), Table 2.1; d_ff = 4 x d_model; GPT-2 BPE vocabulary 50257' },
+    sources: {
+      all: 'Brown et al., "Language Models are Few-Shot Learners" (2020), Table 2.1; d_ff = 4 x d_model; GPT-2 BPE vocabulary 50257',
+    },
   },
   {
     id: 'mixtral-8x7b',

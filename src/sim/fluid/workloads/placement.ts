@@ -103,7 +103,11 @@ export class RankPlacement {
       latencyNs = this.fabric.nvlinkLatencyNs ?? 0;
     } else {
       // Connection k of the workload (its k-th interned path) hashes as packet mode's connection k.
-      path = this.fabric.path(srcNode, dstNode, connectionEcmpHash(this.latencies.length, this.fabric.hashSeed ?? 0));
+      path = this.fabric.path(
+        srcNode,
+        dstNode,
+        connectionEcmpHash(this.latencies.length, this.fabric.hashSeed ?? 0),
+      );
       const latency = this.fabric.networkLatencyNs ?? 0;
       latencyNs = typeof latency === 'number' ? latency : latency(path);
     }

@@ -102,7 +102,7 @@ export class BbrCc extends BaseCongestionControl {
 
   constructor(w: CcWindow, options: BbrOptions) {
     super();
-    this.rand = (options.seed >>> 0) || 1;
+    this.rand = options.seed >>> 0 || 1;
     // bbr_init_pacing_rate_from_rtt: high gain x initial cwnd / RTT.
     const rtt = options.initialRttPs > 0 ? options.initialRttPs : DEFAULT_RTT_PS;
     this.pacingBytesPerPs = this.rateOf(w.cwnd / rtt, BBR_HIGH_GAIN);
@@ -203,14 +203,18 @@ export class BbrCc extends BaseCongestionControl {
       }
     }
     let expected = this.bw.value * (rs.nowPs - this.ackEpochPs);
-    if (this.ackEpochAcked <= expected || this.ackEpochAcked + rs.ackedBytes >= BBR_ACK_EPOCH_RESET_SEGMENTS * w.mss) {
+    if (
+      this.ackEpochAcked <= expected ||
+      this.ackEpochAcked + rs.ackedBytes >= BBR_ACK_EPOCH_RESET_SEGMENTS * w.mss
+    ) {
       this.ackEpochAcked = 0;
       this.ackEpochPs = rs.nowPs;
       expected = 0;
     }
     this.ackEpochAcked += rs.ackedBytes;
     const extra = Math.min(this.ackEpochAcked - expected, w.cwnd);
-    if (extra > (this.extraAcked[this.extraAckedIndex] as number)) this.extraAcked[this.extraAckedIndex] = extra;
+    if (extra > (this.extraAcked[this.extraAckedIndex] as number))
+      this.extraAcked[this.extraAckedIndex] = extra;
   }
 
   /** tcp_bbr.c bbr_ack_aggregation_cwnd: once the pipe is full, room for the largest recent aggregate. */
@@ -227,7 +231,10 @@ export class BbrCc extends BaseCongestionControl {
     const priorInflight = rs.inflightBytes + rs.ackedBytes;
     let next: boolean;
     if (this.pacingGain === 1) next = fullLength;
-    else if (this.pacingGain > 1) next = fullLength && (rs.lostBytes > 0 || priorInflight >= this.inflightTarget(rs.mss, this.bw.value, this.pacingGain));
+    else if (this.pacingGain > 1)
+      next =
+        fullLength &&
+        (rs.lostBytes > 0 || priorInflight >= this.inflightTarget(rs.mss, this.bw.value, this.pacingGain));
     else next = fullLength || priorInflight <= this.inflightTarget(rs.mss, this.bw.value, 1);
     if (next) this.advanceCycle(rs.nowPs);
   }
@@ -253,7 +260,8 @@ export class BbrCc extends BaseCongestionControl {
       this.mode = BBR_DRAIN;
       w.ssthresh = this.inflightTarget(w.mss, this.bw.value, 1);
     }
-    if (this.mode === BBR_DRAIN && rs.inflightBytes <= this.inflightTarget(w.mss, this.bw.value, 1)) this.resetProbeBw(rs.nowPs);
+    if (this.mode === BBR_DRAIN && rs.inflightBytes <= this.inflightTarget(w.mss, this.bw.value, 1))
+      this.resetProbeBw(rs.nowPs);
   }
 
   /** tcp_bbr.c bbr_reset_probe_bw_mode: cycle_idx = CYCLE_LEN - 1 - random(bbr_cycle_rand), then advance. */

@@ -41,7 +41,8 @@ export class CubicCc extends BaseCongestionControl {
   ssthresh(w: CcWindow): number {
     this.epochStartPs = -1;
     const cwndSeg = w.cwnd / w.mss;
-    this.wMaxSeg = this.fastConvergence && cwndSeg < this.wMaxSeg ? (cwndSeg * (1 + CUBIC_BETA)) / 2 : cwndSeg;
+    this.wMaxSeg =
+      this.fastConvergence && cwndSeg < this.wMaxSeg ? (cwndSeg * (1 + CUBIC_BETA)) / 2 : cwndSeg;
     return Math.max(w.cwnd * CUBIC_BETA, 2 * w.mss);
   }
 

@@ -23,7 +23,14 @@ export class DctcpCc extends RenoCc {
   private cwrEnd = 0;
 
   /** Fraction of marked bytes per window; at most one cut per window (tcp_dctcp.c dctcp_update_alpha). */
-  override inAckEvent(w: CcWindow, ack: number, sndUna: number, sndMax: number, ece: boolean, inRecovery: boolean): void {
+  override inAckEvent(
+    w: CcWindow,
+    ack: number,
+    sndUna: number,
+    sndMax: number,
+    ece: boolean,
+    inRecovery: boolean,
+  ): void {
     const acked = Math.max(0, ack - sndUna);
     this.windowAcked += acked;
     if (ece) {

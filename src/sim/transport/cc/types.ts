@@ -56,7 +56,14 @@ export interface CongestionControl {
   /** Linux cong_avoid(): slow start and congestion avoidance on newly acknowledged bytes, outside recovery. */
   congAvoid(w: CcWindow, ackedBytes: number, nowPs: number, srttPs: number, minRttPs: number): void;
   /** Linux in_ack_event(): an ACK arrived, before the sender processes it (DCTCP's ECN bookkeeping). */
-  inAckEvent(w: CcWindow, ack: number, sndUna: number, sndMax: number, ece: boolean, inRecovery: boolean): void;
+  inAckEvent(
+    w: CcWindow,
+    ack: number,
+    sndUna: number,
+    sndMax: number,
+    ece: boolean,
+    inRecovery: boolean,
+  ): void;
   /** Linux cong_control(): after the sender processed an ACK, with its rate sample (BBR). */
   congControl(w: CcWindow, rs: RateSample): void;
   /** Linux set_state(TCP_CA_Recovery): fast recovery begins (after ssthresh()). */
@@ -76,7 +83,14 @@ export abstract class BaseCongestionControl implements CongestionControl {
   }
   abstract ssthresh(w: CcWindow): number;
   abstract congAvoid(w: CcWindow, ackedBytes: number, nowPs: number, srttPs: number, minRttPs: number): void;
-  inAckEvent(_w: CcWindow, _ack: number, _sndUna: number, _sndMax: number, _ece: boolean, _inRecovery: boolean): void {}
+  inAckEvent(
+    _w: CcWindow,
+    _ack: number,
+    _sndUna: number,
+    _sndMax: number,
+    _ece: boolean,
+    _inRecovery: boolean,
+  ): void {}
   congControl(_w: CcWindow, _rs: RateSample): void {}
   onRecoveryStart(_w: CcWindow, _rs: RateSample): void {}
   onTimeout(_w: CcWindow): void {}

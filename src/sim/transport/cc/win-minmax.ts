@@ -43,7 +43,7 @@ export class WindowedMax {
       v[1] = v[2] as number;
       t[2] = time;
       v[2] = value;
-      if (time - (t[0]) > window) {
+      if (time - t[0] > window) {
         t[0] = t[1];
         v[0] = v[1];
         t[1] = t[2];
