@@ -32,6 +32,12 @@ export interface RankRunOptions {
   sliceBytes?: number;
   /** How data connections are serviced (default poll; AIFABRIC_BENCH_PROGRESS=events for libuv's callbacks). */
   progress?: ProgressMode;
+  /**
+   * This rank's host name in the peer list and the header (default os.hostname()); the namespace
+   * testbed passes each host's namespace (AIFABRIC_TESTBED_HOST, read at the CLI edge), since every
+   * namespace shares the kernel's hostname.
+   */
+  hostName?: string;
   /** Test hook: this rank damages its result in every check run, as a transport bug would. */
   damage?: { rank: number; kind: DamageKind };
   /** Called on rank 0 once all ranks are known, before any data moves (prints the header). */
@@ -70,8 +76,7 @@ const DEFAULT_SLICE_BYTES = 1 << 20;
 export async function runBenchRank(options: RankRunOptions): Promise<RankRunResult> {
   const { params, identity } = options;
   const latch = new FaultLatch();
-  // In the namespace testbed every host shares the kernel's hostname; name them apart.
-  const host = process.env.AIFABRIC_TESTBED_HOST ?? os.hostname();
+  const host = options.hostName ?? os.hostname();
   const bindAddress = options.ifname ? interfaceAddress(options.ifname) : undefined;
   const dataServer = net.createServer();
   dataServer.on('error', (error) => latch.trip(`rank ${identity.rank} data listener: ${error.message}`));

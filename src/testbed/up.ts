@@ -49,6 +49,8 @@ export interface TestbedSpec {
   leaves?: number;
   /** Each leaf's uplink rate in bits per second (`--uplink-rate`); needed when leaves > 1. */
   uplinkRateBps?: number;
+  /** Test hook: fail just before making host N, so a test can see a failed `up` remove what it made. */
+  failAtHost?: number;
 }
 
 export interface TestbedInfo extends TestbedSpec {
@@ -157,8 +159,7 @@ async function build(spec: ValidSpec, state: TestbedState, interrupted: () => bo
   }
   for (let index = 0; index < spec.hosts; index++) {
     if (interrupted()) throw new EnvironmentError('testbed up interrupted');
-    // Test hook: fail half-way so tests can see a failed `up` remove what it made.
-    if (process.env.AIFABRIC_TESTBED_FAIL_AT === String(index))
+    if (spec.failAtHost === index)
       throw new EnvironmentError(`testbed up: injected failure at host ${index}`);
     const host = hostNamespace(spec.name, index);
     // Recorded before it is made: a kill between `ip netns add` and the marker leaves a namespace

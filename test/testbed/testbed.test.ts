@@ -175,14 +175,9 @@ describe.skipIf(!canNetns)('testbed (root)', () => {
   });
 
   it('a failed up removes what it had made', async () => {
-    vi.stubEnv('AIFABRIC_TESTBED_FAIL_AT', '2');
-    try {
-      await expect(testbedUp({ name: NAME, hosts: 4, rateBps: 1e9, bufferBytes: 65536 })).rejects.toThrow(
-        /injected failure at host 2/,
-      );
-    } finally {
-      vi.unstubAllEnvs();
-    }
+    await expect(
+      testbedUp({ name: NAME, hosts: 4, rateBps: 1e9, bufferBytes: 65536, failAtHost: 2 }),
+    ).rejects.toThrow(/injected failure at host 2/);
     expect(leftovers(await listNamespaces())).toEqual([]);
   });
 });

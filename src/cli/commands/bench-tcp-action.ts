@@ -112,6 +112,8 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
   };
   const identity = detectLaunch(process.env, options.rendezvous);
   const damage = parseDamage(process.env.AIFABRIC_BENCH_CORRUPT);
+  // In the namespace testbed every host shares the kernel's hostname; the testbed names each one.
+  const hostName = process.env.AIFABRIC_TESTBED_HOST;
   const human = !options.json;
   const write = (text: string): void => {
     if (human) process.stdout.write(text);
@@ -125,6 +127,7 @@ export async function runBenchTcpCommand(options: BenchTcpOptions): Promise<numb
     identity,
     ...(options.ifname ? { ifname: options.ifname } : {}),
     ...(damage ? { damage } : {}),
+    ...(hostName ? { hostName } : {}),
     ops,
     cycles: options.run_cycles,
     // One header per op's sweep; a single op repeated by -N keeps one table, as nccl-tests does.

@@ -6,6 +6,14 @@ import { fixed, percent, renderTable } from './table.js';
 const mbps = (gbps: number | null): string => (gbps === null ? 'n/a' : fixed(gbps * 1e3, 0));
 const loads = (values: readonly number[]): string => values.map((value) => fixed(value, 2)).join(' ');
 
+/** The single sender's share of the port, with a second decimal where one would round a miss up to the threshold (89.97% is not 90.0%). */
+export function shareText(fraction: number, atLeast: number): string {
+  const oneDecimal = percent(fraction);
+  return fraction < atLeast && Number(fixed(fraction * 100, 1)) >= atLeast * 100
+    ? percent(fraction, 2)
+    : oneDecimal;
+}
+
 export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string {
   const m = result.metrics;
   const inputs = result.inputs as {
@@ -38,7 +46,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
   const single = m.singleSender;
   const lines = [
     `incast on testbed ${inputs.name}: ${formatBitRate(inputs.rateBps)} ports, ${inputs.bufferBytes} B bfifo at the receiver's port, ${inputs.blockBytes} B blocks, ${inputs.rounds} rounds; TCP ${m.congestionControl}; medians of ${inputs.runs} runs${compare ? ' and of 3 simulator seeds' : ''}`,
-    `one sender: ${mbps(single.goodputGbps)} Mb/s, ${percent(single.fractionOfRate)} of the port rate (at least ${percent(single.atLeast, 0)}: ${single.ok ? 'ok' : 'NO, the emulated path is CPU-bound at this rate'})`,
+    `one sender: ${mbps(single.goodputGbps)} Mb/s, ${shareText(single.fractionOfRate, single.atLeast)} of the port rate (at least ${percent(single.atLeast, 0)}: ${single.ok ? 'ok' : 'NO, the emulated path is CPU-bound at this rate'})`,
     '',
     renderTable(columns, rows).trimEnd(),
     '',
