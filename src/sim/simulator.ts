@@ -4,18 +4,21 @@
  * actions and the periodic samples for the result's series.
  */
 import { EventQueue } from './engine/event-queue.js';
-import { EV_APP, EV_ARRIVE, EV_HOST_WAKE, EV_PFC, EV_SAMPLE, EV_TX_DONE } from './event-kinds.js';
+import {
+  EV_APP,
+  EV_ARRIVE,
+  EV_CC_TIMER,
+  EV_CONN_TIMER,
+  EV_HOST_WAKE,
+  EV_PFC,
+  EV_SAMPLE,
+  EV_TX_DONE,
+} from './event-kinds.js';
 import type { BufferConfig } from './net/buffers.js';
 import { Sampler } from './net/sampler.js';
 import { PacketNetwork } from './packet-network.js';
 import type { Topology } from './topo/types.js';
-import {
-  EV_CC_TIMER,
-  EV_CONN_TIMER,
-  type Connection,
-  type SimContext,
-  type TransportCounters,
-} from './transport/connection.js';
+import type { Connection, SimContext, TransportCounters } from './transport/connection.js';
 
 const MAX_SAMPLED_CONNECTIONS = 64;
 

@@ -12,9 +12,6 @@ export const CLS_LOSSLESS = 1;
 export const CLS_LOSSY = 2;
 export const CLASS_COUNT = 3;
 
-export const EV_CONN_TIMER = 4;
-export const EV_CC_TIMER = 5;
-
 export interface SimContext {
   readonly pool: PacketPool;
   /** Current simulated time in picoseconds. */

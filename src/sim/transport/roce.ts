@@ -10,7 +10,8 @@
  */
 import { KIND_ACK, KIND_CNP, KIND_DATA, KIND_NAK } from '../net/packet-pool.js';
 import { roceWireBytes } from '../net/wire.js';
-import { CLS_CONTROL, Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
+import { CLS_CONTROL, Connection, type SimContext } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 
 export interface DcqcnConfig {

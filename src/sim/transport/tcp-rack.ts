@@ -7,7 +7,7 @@
  * SACKed is deemed lost and resent in order, the SACK scoreboard is kept, ssthresh is set once
  * per episode.
  */
-import { EV_CC_TIMER } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
 import { RackTlp, TCP_TIMEOUT_MIN_PS } from './rack-tlp.js';
 import { SACK_BLOCKS } from './sack.js';
 import { SEG_LOST, SEG_SACKED, type SentSegments } from './sent-segments.js';

@@ -18,7 +18,8 @@ import {
   type CongestionControl,
   type RateSample,
 } from './cc/index.js';
-import { Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
+import { Connection, type SimContext } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
 import { SentSegments } from './sent-segments.js';
