@@ -201,17 +201,17 @@ export function runPacket(
         return tcpConfig.rack ? new RackTcpConnection(options) : new TcpConnection(options);
       }
       const roce = roceConfigOf(scenario, lineRate);
-      return new RoceConnection(
+      return new RoceConnection({
         id,
         src,
         dst,
-        pfcOn ? CLS_LOSSLESS : CLS_LOSSY,
+        cls: pfcOn ? CLS_LOSSLESS : CLS_LOSSY,
         forward,
         reverse,
-        sim,
-        roce,
-        lineRate,
-      );
+        ctx: sim,
+        config: roce,
+        lineRateBps: lineRate,
+      });
     }, listener);
   const workloads = buildWorkloads(planWorkloads(scenario, topology.hostCount, seed));
   for (const workload of workloads) workload.start(sim, connect);

@@ -19,7 +19,7 @@ import {
   type RateSample,
 } from './cc/index.js';
 import { EV_CC_TIMER } from '../event-kinds.js';
-import { Connection, type SimContext } from './connection.js';
+import { Connection, type ConnectionOptions } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
 import { SentSegments } from './sent-segments.js';
@@ -51,15 +51,7 @@ export interface TcpConfig {
   tsoSegments: number;
 }
 
-export interface TcpConnectionOptions {
-  id: number;
-  src: number;
-  dst: number;
-  /** Traffic class of the data packets. */
-  cls: number;
-  forward: Int32Array;
-  reverse: Int32Array;
-  ctx: SimContext;
+export interface TcpConnectionOptions extends ConnectionOptions {
   config: TcpConfig;
   /** Round trip of the idle path (the handshake's RTT sample), ps. */
   baseRttPs: number;
@@ -116,7 +108,7 @@ export class TcpConnection extends Connection {
   protected readonly config: TcpConfig;
 
   constructor(o: TcpConnectionOptions) {
-    super(o.id, o.src, o.dst, o.cls, o.forward, o.reverse, o.ctx);
+    super(o);
     const config = o.config;
     this.config = config;
     const mss = config.mssBytes;
