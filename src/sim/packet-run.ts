@@ -218,7 +218,7 @@ export function runPacket(
   for (const fault of scenario.faults ?? []) sim.setHostPortLoss(fault.host, fault.loss);
   for (const storm of scenario.pauseStorms ?? []) {
     const startPs = Math.round(storm.start * 1e12);
-    sim.addPauseStorm(
+    sim.pfc.addPauseStorm(
       storm.host,
       startPs,
       storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12),

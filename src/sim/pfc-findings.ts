@@ -47,8 +47,8 @@ export function pfcFindings(
   const stopPs = sim.now;
   const findings: Finding[] = [];
   // A deadlock still standing when the run stopped (the watchdog records the ones it breaks).
-  if (sim.buffers.config.pfc) sim.recordDeadlocks();
-  for (const d of sim.deadlocks) {
+  if (sim.buffers.config.pfc) sim.pfc.recordDeadlocks();
+  for (const d of sim.pfc.deadlocks) {
     const cycle = d.links.map((l) => linkLabel(topology, l));
     const outcome =
       d.brokenPs >= 0
@@ -72,8 +72,8 @@ export function pfcFindings(
       }),
     );
   }
-  if (sim.deadlocks.length > 0) metrics.pfcDeadlocks = sim.deadlocks.length;
-  for (const storm of sim.pauseStorms) {
+  if (sim.pfc.deadlocks.length > 0) metrics.pfcDeadlocks = sim.pfc.deadlocks.length;
+  for (const storm of sim.pfc.pauseStorms) {
     const end = Math.min(storm.endPs, stopPs);
     const steps = propagation(run, topology, storm.link, storm.startPs, end);
     const stormLinks = steps.links.slice(1);
@@ -86,7 +86,7 @@ export function pfcFindings(
       if (to <= from) continue;
       const onPath = stormLinks.filter((l) => conn.forward.includes(l));
       if (onPath.length === 0) continue;
-      const pausedPs = sim.pausedUnionPs(onPath, from, to);
+      const pausedPs = sim.pfc.pausedUnionPs(onPath, from, to);
       if (pausedPs <= VICTIM_PAUSED_SHARE * (to - from)) continue;
       const f = flows.find((x) => x.id === conn.id);
       victims.push({
@@ -126,24 +126,24 @@ export function pfcFindings(
   }
   const wd = sim.buffers.config.pfc?.watchdog;
   if (wd) {
-    metrics.watchdogDrops = sim.watchdogDrops;
-    metrics.watchdogTriggers = sim.watchdogEvents.map((e) => ({
+    metrics.watchdogDrops = sim.pfc.watchdogDrops;
+    metrics.watchdogTriggers = sim.pfc.watchdogEvents.map((e) => ({
       link: linkLabel(topology, e.link),
       atUs: us(e.atPs),
       flushedPackets: e.flushed,
     }));
-    if (sim.watchdogEvents.length > 0) {
-      const where = sim.watchdogEvents
+    if (sim.pfc.watchdogEvents.length > 0) {
+      const where = sim.pfc.watchdogEvents
         .slice(0, 6)
         .map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
       findings.push(
         makeFinding('sim.pfc-watchdog', {
           severity: 'warn',
           message:
-            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.watchdogEvents.length} queues (${where.join(', ')}${sim.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
-            `and dropped ${sim.watchdogDrops} lossless packets`,
-          drops: sim.watchdogDrops,
-          triggers: sim.watchdogEvents.length,
+            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.pfc.watchdogEvents.length} queues (${where.join(', ')}${sim.pfc.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
+            `and dropped ${sim.pfc.watchdogDrops} lossless packets`,
+          drops: sim.pfc.watchdogDrops,
+          triggers: sim.pfc.watchdogEvents.length,
         }),
       );
     }
@@ -165,7 +165,7 @@ function propagation(
   const sim = run.sim;
   const first = new Map<number, number>();
   for (let link = 0; link < topology.links.length; link++) {
-    const t = sim.firstPausedPs(link, fromPs, toPs);
+    const t = sim.pfc.firstPausedPs(link, fromPs, toPs);
     if (t >= 0) first.set(link, t);
   }
   const links = [root];

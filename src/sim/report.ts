@@ -52,7 +52,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   let peakQueue = 0;
   const allLinks: number[] = [];
   for (let link = 0; link < linkCount; link++) {
-    pausedLinkPs += sim.pausedNow(link);
+    pausedLinkPs += sim.pfc.pausedNow(link);
     allLinks.push(link);
     if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch')
       peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
@@ -65,8 +65,8 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     .filter((l) => (sim.peakPortBytes[l] as number) > 0)
     .sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
   const byPause = [...Array(linkCount).keys()]
-    .filter((l) => sim.pausedNow(l) > 0)
-    .sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
+    .filter((l) => sim.pfc.pausedNow(l) > 0)
+    .sort((a, b) => sim.pfc.pausedNow(b) - sim.pfc.pausedNow(a) || a - b);
   const reports = workloads.map((w) => w.report(stopPs));
   const metrics: SimMetrics = {
     status: run.status,
@@ -83,9 +83,9 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     timeouts: sim.counters.timeouts,
     ecnMarks: sim.ecnMarks,
     cnps: sim.counters.cnps,
-    pauseFrames: sim.pauseFramesSent,
+    pauseFrames: sim.pfc.pauseFramesSent,
     // A duration: time during which at least one link of the fabric was paused.
-    pausedTimeUs: sim.pausedUnionPs(allLinks, 0, stopPs) / 1e6,
+    pausedTimeUs: sim.pfc.pausedUnionPs(allLinks, 0, stopPs) / 1e6,
     // A sum over links (link-microseconds): two links paused for the same 1 us give 2.
     pausedLinkUs: pausedLinkPs / 1e6,
     peakQueueBytes: peakQueue,
@@ -104,8 +104,8 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     ports: [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
       link: linkName(topology, link),
       peakQueueBytes: sim.peakPortBytes[link] as number,
-      pausedTimeUs: sim.pausedNow(link) / 1e6,
-      pauseFramesReceived: sim.pauseFrames[link] as number,
+      pausedTimeUs: sim.pfc.pausedNow(link) / 1e6,
+      pauseFramesReceived: sim.pfc.pauseFrames[link] as number,
       drops: sim.dropsByLink[link] as number,
     })),
     workloads: workloads.map((w, i) => ({ name: w.name, kind: w.kind, ...reports[i]?.metrics })),
@@ -165,7 +165,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
       goodputGbps,
       fairShareGbps,
       // Time during its life when at least one link of its path was paused (a union, <= durationUs).
-      pathPausedUs: duration > 0 ? sim.pausedUnionPs(conn.forward, begin, end) / 1e6 : 0,
+      pathPausedUs: duration > 0 ? sim.pfc.pausedUnionPs(conn.forward, begin, end) / 1e6 : 0,
       durationUs: duration / 1e6,
       retransmittedPackets: conn.retransmittedPackets,
       timeouts: conn.timeouts,

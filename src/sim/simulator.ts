@@ -109,7 +109,7 @@ export class Simulator extends PacketNetwork implements SimContext {
     const offset = row * n;
     for (let link = 0; link < n; link++) {
       s.queues[offset + link] = portBytes[link] as number;
-      s.paused[offset + link] = this.pausedNow(link);
+      s.paused[offset + link] = this.pfc.pausedNow(link);
     }
     const c = s.connCount;
     for (let i = 0; i < c; i++) s.connDelivered[row * c + i] = (this.connections[i] as Connection).delivered;
@@ -159,7 +159,7 @@ export class Simulator extends PacketNetwork implements SimContext {
           this.connections[a]?.onTimer(type, time);
           break;
         case EV_PFC:
-          this.onPfc(a);
+          this.pfc.onEvent(a);
           break;
         case EV_APP: {
           const action = this.appActions[a];
