@@ -27,6 +27,10 @@ export interface PropagationStep {
 
 /** A flow is a storm victim when links the storm paused held it this share of the storm's time in its life. */
 const VICTIM_PAUSED_SHARE = 0.1;
+/** Victim flows a pause-storm message names before "and N more" (chosen: the message stays readable). */
+const VICTIMS_NAMED = 8;
+/** Stormed queues a watchdog message names before "..." (chosen: the message stays one line). */
+const WATCHDOG_QUEUES_NAMED = 6;
 
 export function linkLabel(topology: Topology, link: number): string {
   const l = topology.links[link];
@@ -110,7 +114,7 @@ export function pfcFindings(
           `pause storm: h${storm.host}'s NIC kept its switch port paused from ${fmtUs(storm.startPs)} ${storm.endPs <= stopPs ? `to ${fmtUs(storm.endPs)}` : 'to the end of the run'}; ` +
           `the pause spread to ${steps.steps.length - 1} more ports; ${victims.length} victim flows that do not touch h${storm.host}` +
           (list.length > 0
-            ? `: ${list.slice(0, 8).join(', ')}${list.length > 8 ? `, and ${list.length - 8} more` : ''}`
+            ? `: ${list.slice(0, VICTIMS_NAMED).join(', ')}${list.length > VICTIMS_NAMED ? `, and ${list.length - VICTIMS_NAMED} more` : ''}`
             : ''),
         host: `h${storm.host}`,
         source: `h${storm.host}`,
@@ -134,13 +138,13 @@ export function pfcFindings(
     }));
     if (sim.pfc.watchdogEvents.length > 0) {
       const where = sim.pfc.watchdogEvents
-        .slice(0, 6)
+        .slice(0, WATCHDOG_QUEUES_NAMED)
         .map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
       findings.push(
         makeFinding('sim.pfc-watchdog', {
           severity: 'warn',
           message:
-            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.pfc.watchdogEvents.length} queues (${where.join(', ')}${sim.pfc.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
+            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.pfc.watchdogEvents.length} queues (${where.join(', ')}${sim.pfc.watchdogEvents.length > WATCHDOG_QUEUES_NAMED ? ', ...' : ''}) ` +
             `and dropped ${sim.pfc.watchdogDrops} lossless packets`,
           drops: sim.pfc.watchdogDrops,
           triggers: sim.pfc.watchdogEvents.length,

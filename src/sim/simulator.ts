@@ -21,6 +21,10 @@ import type { Topology } from './topo/types.js';
 import type { Connection, SimContext, TransportCounters } from './transport/connection.js';
 
 const MAX_SAMPLED_CONNECTIONS = 64;
+/** Initial capacity of the event queue, which doubles as it fills (chosen: small runs never grow it). */
+const INITIAL_EVENT_SLOTS = 4096;
+/** Events between two onProgress calls (chosen: a power of two, a few ms of simulation work). */
+const PROGRESS_EVERY_EVENTS = 65536;
 
 export interface MessageListener {
   onMessage(conn: Connection, tag: number, nowPs: number): void;
@@ -28,7 +32,7 @@ export interface MessageListener {
 }
 
 export class Simulator extends PacketNetwork implements SimContext {
-  readonly queue = new EventQueue(4096);
+  readonly queue = new EventQueue(INITIAL_EVENT_SLOTS);
   events = 0;
   readonly counters: TransportCounters = { retransmittedPackets: 0, timeouts: 0, cnps: 0, ecnEchoes: 0 };
   private readonly listeners: MessageListener[] = [];
@@ -182,7 +186,7 @@ export class Simulator extends PacketNetwork implements SimContext {
           return 'done';
         }
       }
-      if (onProgress && ++checkEvery === 65536) {
+      if (onProgress && ++checkEvery === PROGRESS_EVERY_EVENTS) {
         checkEvery = 0;
         onProgress(time);
       }
