@@ -1,6 +1,6 @@
 /**
- * Event types on the packet simulator's queue. 4 and 5 are the transports' timers
- * (EV_CONN_TIMER, EV_CC_TIMER in transport/connection.ts), so these numbers leave them free.
+ * Event types on the packet simulator's queue, every one of them: the network core's, the
+ * transports' timers and the simulator's own. Simulator.run dispatches on these numbers.
  */
 /** A port finished serialising: pick its next packet. */
 export const EV_TX_DONE = 1;
@@ -8,7 +8,11 @@ export const EV_TX_DONE = 1;
 export const EV_ARRIVE = 2;
 /** A host's connections may be able to send again (pacing, window). */
 export const EV_HOST_WAKE = 3;
-/** A PFC pause or resume frame takes effect at the upstream port. */
+/** A connection's retransmission timer (retransmit-timer.ts: RTO, RACK, TLP); payload: the connection id. */
+export const EV_CONN_TIMER = 4;
+/** A connection's other timer (RoCE's DCQCN rate timer, TCP's delayed ACK); payload: the connection id. */
+export const EV_CC_TIMER = 5;
+/** A PFC pause or resume frame takes effect at the upstream port, or the PFC watchdog acts (net/pfc.ts). */
 export const EV_PFC = 6;
 /** A workload action scheduled with `Simulator.at`. */
 export const EV_APP = 7;

@@ -5,6 +5,9 @@
  */
 import type { Topology } from './topo/types.js';
 
+/** A link with less than this fraction of its rate left is full (chosen: absorbs the rounding of the repeated subtractions). */
+const SATURATED_FRACTION = 1e-6;
+
 /** Line-rate share in bits per second of each route when all are active at once. */
 export function maxMinFairShares(topology: Topology, routes: ArrayLike<number>[]): Float64Array {
   const n = routes.length;
@@ -34,7 +37,7 @@ export function maxMinFairShares(topology: Topology, routes: ArrayLike<number>[]
       for (let i = 0; i < route.length; i++)
         if (
           (capacity[route[i] as number] as number) <=
-          1e-6 * (topology.links[route[i] as number]?.rateBps ?? 1)
+          SATURATED_FRACTION * (topology.links[route[i] as number]?.rateBps ?? 1)
         )
           saturated = true;
       if (!saturated) continue;

@@ -201,24 +201,24 @@ export function runPacket(
         return tcpConfig.rack ? new RackTcpConnection(options) : new TcpConnection(options);
       }
       const roce = roceConfigOf(scenario, lineRate);
-      return new RoceConnection(
+      return new RoceConnection({
         id,
         src,
         dst,
-        pfcOn ? CLS_LOSSLESS : CLS_LOSSY,
+        cls: pfcOn ? CLS_LOSSLESS : CLS_LOSSY,
         forward,
         reverse,
-        sim,
-        roce,
-        lineRate,
-      );
+        ctx: sim,
+        config: roce,
+        lineRateBps: lineRate,
+      });
     }, listener);
   const workloads = buildWorkloads(planWorkloads(scenario, topology.hostCount, seed));
   for (const workload of workloads) workload.start(sim, connect);
   for (const fault of scenario.faults ?? []) sim.setHostPortLoss(fault.host, fault.loss);
   for (const storm of scenario.pauseStorms ?? []) {
     const startPs = Math.round(storm.start * 1e12);
-    sim.addPauseStorm(
+    sim.pfc.addPauseStorm(
       storm.host,
       startPs,
       storm.duration === undefined ? Infinity : startPs + Math.round(storm.duration * 1e12),

@@ -27,6 +27,10 @@ export interface PropagationStep {
 
 /** A flow is a storm victim when links the storm paused held it this share of the storm's time in its life. */
 const VICTIM_PAUSED_SHARE = 0.1;
+/** Victim flows a pause-storm message names before "and N more" (chosen: the message stays readable). */
+const VICTIMS_NAMED = 8;
+/** Stormed queues a watchdog message names before "..." (chosen: the message stays one line). */
+const WATCHDOG_QUEUES_NAMED = 6;
 
 export function linkLabel(topology: Topology, link: number): string {
   const l = topology.links[link];
@@ -47,8 +51,8 @@ export function pfcFindings(
   const stopPs = sim.now;
   const findings: Finding[] = [];
   // A deadlock still standing when the run stopped (the watchdog records the ones it breaks).
-  if (sim.buffers.config.pfc) sim.recordDeadlocks();
-  for (const d of sim.deadlocks) {
+  if (sim.buffers.config.pfc) sim.pfc.recordDeadlocks();
+  for (const d of sim.pfc.deadlocks) {
     const cycle = d.links.map((l) => linkLabel(topology, l));
     const outcome =
       d.brokenPs >= 0
@@ -72,8 +76,8 @@ export function pfcFindings(
       }),
     );
   }
-  if (sim.deadlocks.length > 0) metrics.pfcDeadlocks = sim.deadlocks.length;
-  for (const storm of sim.pauseStorms) {
+  if (sim.pfc.deadlocks.length > 0) metrics.pfcDeadlocks = sim.pfc.deadlocks.length;
+  for (const storm of sim.pfc.pauseStorms) {
     const end = Math.min(storm.endPs, stopPs);
     const steps = propagation(run, topology, storm.link, storm.startPs, end);
     const stormLinks = steps.links.slice(1);
@@ -86,7 +90,7 @@ export function pfcFindings(
       if (to <= from) continue;
       const onPath = stormLinks.filter((l) => conn.forward.includes(l));
       if (onPath.length === 0) continue;
-      const pausedPs = sim.pausedUnionPs(onPath, from, to);
+      const pausedPs = sim.pfc.pausedUnionPs(onPath, from, to);
       if (pausedPs <= VICTIM_PAUSED_SHARE * (to - from)) continue;
       const f = flows.find((x) => x.id === conn.id);
       victims.push({
@@ -110,7 +114,7 @@ export function pfcFindings(
           `pause storm: h${storm.host}'s NIC kept its switch port paused from ${fmtUs(storm.startPs)} ${storm.endPs <= stopPs ? `to ${fmtUs(storm.endPs)}` : 'to the end of the run'}; ` +
           `the pause spread to ${steps.steps.length - 1} more ports; ${victims.length} victim flows that do not touch h${storm.host}` +
           (list.length > 0
-            ? `: ${list.slice(0, 8).join(', ')}${list.length > 8 ? `, and ${list.length - 8} more` : ''}`
+            ? `: ${list.slice(0, VICTIMS_NAMED).join(', ')}${list.length > VICTIMS_NAMED ? `, and ${list.length - VICTIMS_NAMED} more` : ''}`
             : ''),
         host: `h${storm.host}`,
         source: `h${storm.host}`,
@@ -126,24 +130,24 @@ export function pfcFindings(
   }
   const wd = sim.buffers.config.pfc?.watchdog;
   if (wd) {
-    metrics.watchdogDrops = sim.watchdogDrops;
-    metrics.watchdogTriggers = sim.watchdogEvents.map((e) => ({
+    metrics.watchdogDrops = sim.pfc.watchdogDrops;
+    metrics.watchdogTriggers = sim.pfc.watchdogEvents.map((e) => ({
       link: linkLabel(topology, e.link),
       atUs: us(e.atPs),
       flushedPackets: e.flushed,
     }));
-    if (sim.watchdogEvents.length > 0) {
-      const where = sim.watchdogEvents
-        .slice(0, 6)
+    if (sim.pfc.watchdogEvents.length > 0) {
+      const where = sim.pfc.watchdogEvents
+        .slice(0, WATCHDOG_QUEUES_NAMED)
         .map((e) => `${linkLabel(topology, e.link)} at ${fmtUs(e.atPs)}`);
       findings.push(
         makeFinding('sim.pfc-watchdog', {
           severity: 'warn',
           message:
-            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.watchdogEvents.length} queues (${where.join(', ')}${sim.watchdogEvents.length > 6 ? ', ...' : ''}) ` +
-            `and dropped ${sim.watchdogDrops} lossless packets`,
-          drops: sim.watchdogDrops,
-          triggers: sim.watchdogEvents.length,
+            `PFC watchdog (timeout ${fmtUs(wd.timeoutPs)}) stormed ${sim.pfc.watchdogEvents.length} queues (${where.join(', ')}${sim.pfc.watchdogEvents.length > WATCHDOG_QUEUES_NAMED ? ', ...' : ''}) ` +
+            `and dropped ${sim.pfc.watchdogDrops} lossless packets`,
+          drops: sim.pfc.watchdogDrops,
+          triggers: sim.pfc.watchdogEvents.length,
         }),
       );
     }
@@ -165,7 +169,7 @@ function propagation(
   const sim = run.sim;
   const first = new Map<number, number>();
   for (let link = 0; link < topology.links.length; link++) {
-    const t = sim.firstPausedPs(link, fromPs, toPs);
+    const t = sim.pfc.firstPausedPs(link, fromPs, toPs);
     if (t >= 0) first.set(link, t);
   }
   const links = [root];

@@ -21,7 +21,19 @@ export interface PacketReport {
   warnings: string[];
 }
 
+/** Ports that get a queue or pause series: the busiest by peak queue and the most paused (chosen: a readable chart). */
 const TOP_PORTS = 4;
+/** Ports listed in metrics.ports from each ranking, peak queue and paused time (chosen: a readable table). */
+const PORTS_PER_RANKING = 8;
+/** Flows in metrics.flows at most (chosen: keeps the JSON of a large all-to-all to a few hundred KB). */
+const MAX_FLOWS_IN_METRICS = 1000;
+/**
+ * sim.pfc-victim (docs/simulator.md): a flow whose path was paused for more than this share of its
+ * life and that got less than VICTIM_GOODPUT_SHARE of its max-min fair share. Chosen: paused long
+ * enough to matter, and slowed well beyond what sharing its own bottleneck explains.
+ */
+const VICTIM_PATH_PAUSED_SHARE = 0.1;
+const VICTIM_GOODPUT_SHARE = 0.8;
 
 function linkName(topology: Topology, link: number): string {
   const l = topology.links[link];
@@ -52,7 +64,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   let peakQueue = 0;
   const allLinks: number[] = [];
   for (let link = 0; link < linkCount; link++) {
-    pausedLinkPs += sim.pausedNow(link);
+    pausedLinkPs += sim.pfc.pausedNow(link);
     allLinks.push(link);
     if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch')
       peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
@@ -65,8 +77,8 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     .filter((l) => (sim.peakPortBytes[l] as number) > 0)
     .sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
   const byPause = [...Array(linkCount).keys()]
-    .filter((l) => sim.pausedNow(l) > 0)
-    .sort((a, b) => sim.pausedNow(b) - sim.pausedNow(a) || a - b);
+    .filter((l) => sim.pfc.pausedNow(l) > 0)
+    .sort((a, b) => sim.pfc.pausedNow(b) - sim.pfc.pausedNow(a) || a - b);
   const reports = workloads.map((w) => w.report(stopPs));
   const metrics: SimMetrics = {
     status: run.status,
@@ -83,9 +95,9 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     timeouts: sim.counters.timeouts,
     ecnMarks: sim.ecnMarks,
     cnps: sim.counters.cnps,
-    pauseFrames: sim.pauseFramesSent,
+    pauseFrames: sim.pfc.pauseFramesSent,
     // A duration: time during which at least one link of the fabric was paused.
-    pausedTimeUs: sim.pausedUnionPs(allLinks, 0, stopPs) / 1e6,
+    pausedTimeUs: sim.pfc.pausedUnionPs(allLinks, 0, stopPs) / 1e6,
     // A sum over links (link-microseconds): two links paused for the same 1 us give 2.
     pausedLinkUs: pausedLinkPs / 1e6,
     peakQueueBytes: peakQueue,
@@ -101,13 +113,15 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
           }
         : null,
     unfinishedMessages,
-    ports: [...new Set([...byPause.slice(0, 8), ...byPeak.slice(0, 8)])].map((link) => ({
-      link: linkName(topology, link),
-      peakQueueBytes: sim.peakPortBytes[link] as number,
-      pausedTimeUs: sim.pausedNow(link) / 1e6,
-      pauseFramesReceived: sim.pauseFrames[link] as number,
-      drops: sim.dropsByLink[link] as number,
-    })),
+    ports: [...new Set([...byPause.slice(0, PORTS_PER_RANKING), ...byPeak.slice(0, PORTS_PER_RANKING)])].map(
+      (link) => ({
+        link: linkName(topology, link),
+        peakQueueBytes: sim.peakPortBytes[link] as number,
+        pausedTimeUs: sim.pfc.pausedNow(link) / 1e6,
+        pauseFramesReceived: sim.pfc.pauseFrames[link] as number,
+        drops: sim.dropsByLink[link] as number,
+      }),
+    ),
     workloads: workloads.map((w, i) => ({ name: w.name, kind: w.kind, ...reports[i]?.metrics })),
   };
   const series: Series[] = [];
@@ -165,14 +179,18 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
       goodputGbps,
       fairShareGbps,
       // Time during its life when at least one link of its path was paused (a union, <= durationUs).
-      pathPausedUs: duration > 0 ? sim.pausedUnionPs(conn.forward, begin, end) / 1e6 : 0,
+      pathPausedUs: duration > 0 ? sim.pfc.pausedUnionPs(conn.forward, begin, end) / 1e6 : 0,
       durationUs: duration / 1e6,
       retransmittedPackets: conn.retransmittedPackets,
       timeouts: conn.timeouts,
     };
   });
   for (const f of flows) {
-    if (f.pathPausedUs > 0.1 * f.durationUs && f.goodputGbps < 0.8 * f.fairShareGbps && f.durationUs > 0) {
+    if (
+      f.pathPausedUs > VICTIM_PATH_PAUSED_SHARE * f.durationUs &&
+      f.goodputGbps < VICTIM_GOODPUT_SHARE * f.fairShareGbps &&
+      f.durationUs > 0
+    ) {
       findings.push(
         makeFinding('sim.pfc-victim', {
           severity: 'warn',
@@ -188,7 +206,7 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   }
   metrics.pfcVictims = findings.filter((f) => f.ruleId === 'sim.pfc-victim').length;
   findings.push(...pfcFindings(run, topology, flows, metrics));
-  metrics.flows = flows.length <= 1000 ? flows : flows.slice(0, 1000);
+  metrics.flows = flows.length <= MAX_FLOWS_IN_METRICS ? flows : flows.slice(0, MAX_FLOWS_IN_METRICS);
   if (sim.losslessDrops > 0) {
     findings.push(
       makeFinding('sim.lossless-drops', {

@@ -4,20 +4,27 @@
  * actions and the periodic samples for the result's series.
  */
 import { EventQueue } from './engine/event-queue.js';
-import { EV_APP, EV_ARRIVE, EV_HOST_WAKE, EV_PFC, EV_SAMPLE, EV_TX_DONE } from './event-kinds.js';
+import {
+  EV_APP,
+  EV_ARRIVE,
+  EV_CC_TIMER,
+  EV_CONN_TIMER,
+  EV_HOST_WAKE,
+  EV_PFC,
+  EV_SAMPLE,
+  EV_TX_DONE,
+} from './event-kinds.js';
 import type { BufferConfig } from './net/buffers.js';
 import { Sampler } from './net/sampler.js';
 import { PacketNetwork } from './packet-network.js';
 import type { Topology } from './topo/types.js';
-import {
-  EV_CC_TIMER,
-  EV_CONN_TIMER,
-  type Connection,
-  type SimContext,
-  type TransportCounters,
-} from './transport/connection.js';
+import type { Connection, SimContext, TransportCounters } from './transport/connection.js';
 
 const MAX_SAMPLED_CONNECTIONS = 64;
+/** Initial capacity of the event queue, which doubles as it fills (chosen: small runs never grow it). */
+const INITIAL_EVENT_SLOTS = 4096;
+/** Events between two onProgress calls (chosen: a power of two, a few ms of simulation work). */
+const PROGRESS_EVERY_EVENTS = 65536;
 
 export interface MessageListener {
   onMessage(conn: Connection, tag: number, nowPs: number): void;
@@ -25,7 +32,7 @@ export interface MessageListener {
 }
 
 export class Simulator extends PacketNetwork implements SimContext {
-  readonly queue = new EventQueue(4096);
+  readonly queue = new EventQueue(INITIAL_EVENT_SLOTS);
   events = 0;
   readonly counters: TransportCounters = { retransmittedPackets: 0, timeouts: 0, cnps: 0, ecnEchoes: 0 };
   private readonly listeners: MessageListener[] = [];
@@ -106,7 +113,7 @@ export class Simulator extends PacketNetwork implements SimContext {
     const offset = row * n;
     for (let link = 0; link < n; link++) {
       s.queues[offset + link] = portBytes[link] as number;
-      s.paused[offset + link] = this.pausedNow(link);
+      s.paused[offset + link] = this.pfc.pausedNow(link);
     }
     const c = s.connCount;
     for (let i = 0; i < c; i++) s.connDelivered[row * c + i] = (this.connections[i] as Connection).delivered;
@@ -156,7 +163,7 @@ export class Simulator extends PacketNetwork implements SimContext {
           this.connections[a]?.onTimer(type, time);
           break;
         case EV_PFC:
-          this.onPfc(a);
+          this.pfc.onEvent(a);
           break;
         case EV_APP: {
           const action = this.appActions[a];
@@ -179,7 +186,7 @@ export class Simulator extends PacketNetwork implements SimContext {
           return 'done';
         }
       }
-      if (onProgress && ++checkEvery === 65536) {
+      if (onProgress && ++checkEvery === PROGRESS_EVERY_EVENTS) {
         checkEvery = 0;
         onProgress(time);
       }

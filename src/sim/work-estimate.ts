@@ -321,9 +321,12 @@ export function estimateWork(scenario: Scenario, mode: WorkMode): WorkEstimate {
   return estimateShapes(scenario, mode, topo, shapes);
 }
 
+/** Counts below this print in full with digit groups, larger ones as 5.1e13 (chosen: six digits still read at a glance). */
+const PLAIN_COUNT_BELOW = 1e6;
+
 /** 5.1e13, 3e9, 120,000: about two significant digits. */
 function formatCount(value: number): string {
-  if (value < 1e6) return Math.round(value).toLocaleString('en-US');
+  if (value < PLAIN_COUNT_BELOW) return Math.round(value).toLocaleString('en-US');
   return Number(value.toPrecision(2)).toExponential().replace('e+', 'e');
 }
 
@@ -389,6 +392,9 @@ export function checkWork(scenario: Scenario, mode: WorkMode, locate: Locate): v
   });
 }
 
+/** The topology is blamed first when its own memory is more than this share of the whole (chosen: it is then the bigger half). */
+const TOPOLOGY_DOMINATES_SHARE = 0.5;
+
 function blame(
   scenario: Scenario,
   mode: WorkMode,
@@ -409,7 +415,7 @@ function blame(
     candidates.push({ path, value: measure(estimateShapes(scenario, mode, smallTopo, reduced)) });
   };
   // The topology by itself, then the workload that costs the most.
-  const topologyDominates = !isWork && estimate.topologyBytes > 0.5 * measure(estimate);
+  const topologyDominates = !isWork && estimate.topologyBytes > TOPOLOGY_DOMINATES_SHARE * measure(estimate);
   const smallHosts = {
     hosts: 2,
     cables: Math.min(topo.cables, 2 + topo.switches),

@@ -27,7 +27,7 @@ describe('lossless with computed headroom', () => {
     expect(run.sim.drops).toBe(0);
     expect(run.sim.deliveredBytes).toBe(64 * 1024 * 1024);
     // Pauses did the work: the switch paused its senders.
-    expect(run.sim.pauseFramesSent).toBeGreaterThan(0);
+    expect(run.sim.pfc.pauseFramesSent).toBeGreaterThan(0);
   });
 
   it('property: random small PFC scenarios never drop a packet', () => {
@@ -88,7 +88,7 @@ describe('lossless with computed headroom', () => {
           expect(run.status).toBe('done');
           expect(run.sim.drops).toBe(0);
           expect(run.sim.deliveredBytes).toBe(run.sim.offeredBytes);
-          if (run.sim.pauseFramesSent > 0) paused++;
+          if (run.sim.pfc.pauseFramesSent > 0) paused++;
         },
       ),
       { numRuns: 30, seed: 42 },

@@ -24,6 +24,8 @@ import { LinkFlowLists } from './link-flow-lists.js';
 import { LinkShareHeap } from './link-heap.js';
 
 const INITIAL_SLOTS = 1024;
+/** Int records of at least 2^4 = 16 ints, one 64-byte cache line (see Storage above). */
+const MIN_INT_SHIFT = 4;
 
 // Int record fields.
 const FLOW = 0;
@@ -85,7 +87,7 @@ export class FairShareNetwork {
     for (let p = 0; p + 1 < pathOffsets.length; p++) {
       maxPathLength = Math.max(maxPathLength, pathOffsets[p + 1]! - pathOffsets[p]!);
     }
-    this.intShift = Math.max(4, Math.ceil(Math.log2(LINK_POS + maxPathLength)));
+    this.intShift = Math.max(MIN_INT_SHIFT, Math.ceil(Math.log2(LINK_POS + maxPathLength)));
     this.ints = new Int32Array(INITIAL_SLOTS << this.intShift);
     this.lists = new LinkFlowLists(linkCount);
     this.pathBottleneck = new Float64Array(Math.max(0, pathOffsets.length - 1));

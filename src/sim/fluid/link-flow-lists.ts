@@ -10,6 +10,8 @@
  * Fields are public: the max-min filling loops read them directly.
  */
 const INITIAL_PER_LINK = 2;
+/** The pool starts with room for at least this many entries (chosen: small fabrics skip the first repacks). */
+const MIN_POOL_ENTRIES = 1024;
 
 export class LinkFlowLists {
   pool: Int32Array<ArrayBuffer>;
@@ -24,7 +26,7 @@ export class LinkFlowLists {
     this.count = new Int32Array(linkCount);
     for (let link = 0; link < linkCount; link++) this.start[link] = link * INITIAL_PER_LINK;
     this.used = linkCount * INITIAL_PER_LINK;
-    this.pool = new Int32Array(Math.max(1024, 2 * this.used));
+    this.pool = new Int32Array(Math.max(MIN_POOL_ENTRIES, 2 * this.used));
   }
 
   /** Appends `item` to the list of `link` and returns its position there. */

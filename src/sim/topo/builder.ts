@@ -1,6 +1,9 @@
 /** Small helper that numbers nodes and cables consistently for every topology builder. */
 import type { TopoLink, TopoNode } from './types.js';
 
+/** Key of the directed pair (from, to): from x NODE_KEY_STRIDE + to, unique while node ids stay below it (chosen: a prime above any fabric we build). */
+const NODE_KEY_STRIDE = 1_000_003;
+
 export class FabricBuilder {
   readonly nodes: TopoNode[] = [];
   readonly links: TopoLink[] = [];
@@ -18,13 +21,13 @@ export class FabricBuilder {
     const forward = this.links.length;
     this.links.push({ id: forward, from: a, to: b, rateBps, delayNs });
     this.links.push({ id: forward + 1, from: b, to: a, rateBps: reverseRateBps, delayNs });
-    this.linkIndex.set(a * 1_000_003 + b, forward);
-    this.linkIndex.set(b * 1_000_003 + a, forward + 1);
+    this.linkIndex.set(a * NODE_KEY_STRIDE + b, forward);
+    this.linkIndex.set(b * NODE_KEY_STRIDE + a, forward + 1);
     return forward;
   }
 
   link(from: number, to: number): number {
-    const id = this.linkIndex.get(from * 1_000_003 + to);
+    const id = this.linkIndex.get(from * NODE_KEY_STRIDE + to);
     if (id === undefined) throw new Error(`no link from node ${from} to node ${to}`);
     return id;
   }

@@ -12,9 +12,6 @@ export const CLS_LOSSLESS = 1;
 export const CLS_LOSSY = 2;
 export const CLASS_COUNT = 3;
 
-export const EV_CONN_TIMER = 4;
-export const EV_CC_TIMER = 5;
-
 export interface SimContext {
   readonly pool: PacketPool;
   /** Current simulated time in picoseconds. */
@@ -36,7 +33,29 @@ export interface TransportCounters {
   ecnEchoes: number;
 }
 
+/** What every connection is built from; each transport's options add its own configuration. */
+export interface ConnectionOptions {
+  id: number;
+  /** Sending and receiving host. */
+  src: number;
+  dst: number;
+  /** Traffic class of the data packets. */
+  cls: number;
+  /** Links of the data path and of the path back (ACKs, NAKs, CNPs). */
+  forward: Int32Array;
+  reverse: Int32Array;
+  ctx: SimContext;
+}
+
 export abstract class Connection {
+  readonly id: number;
+  readonly src: number;
+  readonly dst: number;
+  /** Traffic class of data packets. */
+  readonly cls: number;
+  readonly forward: Int32Array;
+  readonly reverse: Int32Array;
+  readonly ctx: SimContext;
   /** Bytes the application has offered so far (end of the stream). */
   appLimit = 0;
   /** Bytes delivered in order at the receiver. */
@@ -54,16 +73,15 @@ export abstract class Connection {
   /** Time the application first offered bytes, -1 before: the start of the flow's life. */
   firstOfferPs = -1;
 
-  constructor(
-    readonly id: number,
-    readonly src: number,
-    readonly dst: number,
-    /** Traffic class of data packets. */
-    readonly cls: number,
-    readonly forward: Int32Array,
-    readonly reverse: Int32Array,
-    readonly ctx: SimContext,
-  ) {}
+  constructor(o: ConnectionOptions) {
+    this.id = o.id;
+    this.src = o.src;
+    this.dst = o.dst;
+    this.cls = o.cls;
+    this.forward = o.forward;
+    this.reverse = o.reverse;
+    this.ctx = o.ctx;
+  }
 
   abstract readonly transport: 'tcp' | 'roce';
   /** Payload bytes per second the sender could reach alone on its first link. */

@@ -3,7 +3,8 @@
  * EV_CONN_TIMER event is pending, so pushing the deadline later on every ACK schedules nothing;
  * an event that fires before the current deadline re-arms itself for it.
  */
-import { EV_CONN_TIMER, type SimContext } from './connection.js';
+import { EV_CONN_TIMER } from '../event-kinds.js';
+import type { SimContext } from './connection.js';
 
 export class RetransmitTimer {
   /** When the timer expires; 0 while it is disarmed. */

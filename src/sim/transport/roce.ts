@@ -10,7 +10,8 @@
  */
 import { KIND_ACK, KIND_CNP, KIND_DATA, KIND_NAK } from '../net/packet-pool.js';
 import { roceWireBytes } from '../net/wire.js';
-import { CLS_CONTROL, Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
+import { CLS_CONTROL, Connection, type ConnectionOptions } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 
 export interface DcqcnConfig {
@@ -39,6 +40,12 @@ export interface RoceConfig {
   dcqcn: DcqcnConfig;
 }
 
+export interface RoceConnectionOptions extends ConnectionOptions {
+  config: RoceConfig;
+  /** Rate of the sender's first link: DCQCN starts there and never goes above it. */
+  lineRateBps: number;
+}
+
 export class RoceConnection extends Connection {
   readonly transport = 'roce' as const;
   private sndUna = 0;
@@ -61,20 +68,15 @@ export class RoceConnection extends Connection {
   private nakSent = false;
   private lastCnpPs = -Infinity;
 
-  constructor(
-    id: number,
-    src: number,
-    dst: number,
-    cls: number,
-    forward: Int32Array,
-    reverse: Int32Array,
-    ctx: SimContext,
-    private readonly config: RoceConfig,
-    private readonly lineRateBps: number,
-  ) {
-    super(id, src, dst, cls, forward, reverse, ctx);
-    this.rateBps = lineRateBps;
-    this.targetBps = lineRateBps;
+  private readonly config: RoceConfig;
+  private readonly lineRateBps: number;
+
+  constructor(o: RoceConnectionOptions) {
+    super(o);
+    this.config = o.config;
+    this.lineRateBps = o.lineRateBps;
+    this.rateBps = o.lineRateBps;
+    this.targetBps = o.lineRateBps;
   }
 
   payloadRateBps(lineRateBps: number): number {

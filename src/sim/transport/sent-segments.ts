@@ -15,16 +15,19 @@ export const SEG_RETRANS = 4;
 /** TCPCB_EVER_RETRANS. */
 export const SEG_EVER_RETRANS = 8;
 
+/** Segments the ring holds before it first doubles (chosen: an initial window of 10 and room to grow). */
+const INITIAL_SEGMENT_SLOTS = 64;
+
 export class SentSegments {
-  start = new Float64Array(64);
-  end = new Float64Array(64);
-  xmitPs = new Float64Array(64);
-  flags = new Uint8Array(64);
+  start = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  end = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  xmitPs = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  flags = new Uint8Array(INITIAL_SEGMENT_SLOTS);
   /** tcp_rate.c: tp->delivered, delivered_mstamp and first_tx_mstamp when the segment was sent. */
-  private txDelivered = new Float64Array(64);
-  private txDeliveredPs = new Float64Array(64);
-  private txFirstPs = new Float64Array(64);
-  private txAppLimited = new Uint8Array(64);
+  private txDelivered = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  private txDeliveredPs = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  private txFirstPs = new Float64Array(INITIAL_SEGMENT_SLOTS);
+  private txAppLimited = new Uint8Array(INITIAL_SEGMENT_SLOTS);
   private head = 0;
   count = 0;
   /** Bytes of segments SACKed, deemed lost (not retransmitted), and retransmitted (still out). */

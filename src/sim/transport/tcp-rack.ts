@@ -7,11 +7,18 @@
  * SACKed is deemed lost and resent in order, the SACK scoreboard is kept, ssthresh is set once
  * per episode.
  */
-import { EV_CC_TIMER } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
 import { RackTlp, TCP_TIMEOUT_MIN_PS } from './rack-tlp.js';
 import { SACK_BLOCKS } from './sack.js';
 import { SEG_LOST, SEG_SACKED, type SentSegments } from './sent-segments.js';
-import { CA_LOSS, CA_OPEN, CA_RECOVERY, TcpConnection, type TcpConnectionOptions } from './tcp.js';
+import {
+  CA_LOSS,
+  CA_OPEN,
+  CA_RECOVERY,
+  CWND_SLACK_BYTES,
+  TcpConnection,
+  type TcpConnectionOptions,
+} from './tcp.js';
 
 /** What the one retransmission timer is set for (Linux icsk_pending: ICSK_TIME_RETRANS, ICSK_TIME_LOSS_PROBE, ICSK_TIME_REO_TIMEOUT). */
 const TIMER_RTO = 0;
@@ -74,7 +81,7 @@ export class RackTcpConnection extends TcpConnection {
     if (this.probeSeq >= 0) ready = now;
     else {
       const inflight = this.inflight();
-      const room = inflight + this.config.mssBytes <= this.s.cwnd + 1e-6 || inflight <= 0;
+      const room = inflight + this.config.mssBytes <= this.s.cwnd + CWND_SLACK_BYTES || inflight <= 0;
       if (this.firstLost() >= 0) ready = room ? now : Infinity;
       else if (this.sndNxt >= this.appLimit) {
         if (this.segments.appLimited === 0 && inflight < this.s.cwnd) this.segments.markAppLimited(inflight);

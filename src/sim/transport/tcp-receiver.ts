@@ -8,7 +8,8 @@
  * with `dsack`, a duplicate segment reported in the first SACK block (RFC 2883, Linux tcp_dsack=1).
  */
 import { KIND_ACK } from '../net/packet-pool.js';
-import { EV_CC_TIMER, type Connection, type SimContext } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
+import type { Connection, SimContext } from './connection.js';
 import { SACK_BLOCKS } from './sack.js';
 
 export interface TcpReceiverConfig {

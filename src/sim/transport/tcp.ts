@@ -18,7 +18,8 @@ import {
   type CongestionControl,
   type RateSample,
 } from './cc/index.js';
-import { Connection, EV_CC_TIMER, type SimContext } from './connection.js';
+import { EV_CC_TIMER } from '../event-kinds.js';
+import { Connection, type ConnectionOptions } from './connection.js';
 import { RetransmitTimer } from './retransmit-timer.js';
 import { SACK_BLOCKS, SackScoreboard } from './sack.js';
 import { SentSegments } from './sent-segments.js';
@@ -50,22 +51,25 @@ export interface TcpConfig {
   tsoSegments: number;
 }
 
-export interface TcpConnectionOptions {
-  id: number;
-  src: number;
-  dst: number;
-  /** Traffic class of the data packets. */
-  cls: number;
-  forward: Int32Array;
-  reverse: Int32Array;
-  ctx: SimContext;
+export interface TcpConnectionOptions extends ConnectionOptions {
   config: TcpConfig;
   /** Round trip of the idle path (the handshake's RTT sample), ps. */
   baseRttPs: number;
 }
 
-/** RFC 6675 DupThresh: three segments SACKed above a hole make it lost. */
+/** RFC 6675 DupThresh: three segments SACKed above a hole make it lost (RFC 5681: three duplicate ACKs). */
 const DUP_THRESH = 3;
+/** RFC 6298 (2.3) K = 4: RTO = SRTT + max(K x RTTVAR, rto_min) (Linux tcp_set_rto). */
+const RTO_RTTVAR_K = 4;
+/** RFC 6298 (2.3) alpha = 1/8 and beta = 1/4, the gains of SRTT and RTTVAR (Linux tcp_rtt_estimator). */
+const SRTT_GAIN = 1 / 8;
+const RTTVAR_GAIN = 1 / 4;
+/**
+ * Slack when packets are counted against cwnd: cwnd grows by fractions of a byte (mss x mss / cwnd
+ * per ACK in congestion avoidance), so a window of n whole segments can fall a rounding error short
+ * of n x mss. Chosen: far below a byte, far above double rounding.
+ */
+export const CWND_SLACK_BYTES = 1e-6;
 /** The sender's state as Linux names it (icsk_ca_state): Open, Recovery, Loss (after a timeout). */
 export const CA_OPEN = 0;
 export const CA_RECOVERY = 1;
@@ -115,7 +119,7 @@ export class TcpConnection extends Connection {
   protected readonly config: TcpConfig;
 
   constructor(o: TcpConnectionOptions) {
-    super(o.id, o.src, o.dst, o.cls, o.forward, o.reverse, o.ctx);
+    super(o);
     const config = o.config;
     this.config = config;
     const mss = config.mssBytes;
@@ -161,7 +165,10 @@ export class TcpConnection extends Connection {
   }
 
   private computeRto(): number {
-    return Math.min(this.config.maxRtoPs, this.srtt + Math.max(4 * this.rttvar, this.config.minRtoPs));
+    return Math.min(
+      this.config.maxRtoPs,
+      this.srtt + Math.max(RTO_RTTVAR_K * this.rttvar, this.config.minRtoPs),
+    );
   }
 
   readiness(now: number): number {
@@ -171,7 +178,7 @@ export class TcpConnection extends Connection {
 
   private windowReadiness(now: number): number {
     if (this.inRecovery && this.config.sack)
-      return this.sackNextSeq() >= 0 && this.pipe() + this.config.mssBytes <= this.s.cwnd + 1e-6
+      return this.sackNextSeq() >= 0 && this.pipe() + this.config.mssBytes <= this.s.cwnd + CWND_SLACK_BYTES
         ? now
         : Infinity;
     if (this.retransmitNext) return now;
@@ -182,7 +189,7 @@ export class TcpConnection extends Connection {
       return Infinity;
     }
     // Whole segments only, as Linux counts packets in flight against cwnd.
-    return flight + this.config.mssBytes <= this.s.cwnd + 1e-6 || flight === 0 ? now : Infinity;
+    return flight + this.config.mssBytes <= this.s.cwnd + CWND_SLACK_BYTES || flight === 0 ? now : Infinity;
   }
 
   nextPacket(now: number): number {
@@ -227,7 +234,7 @@ export class TcpConnection extends Connection {
     const mss = this.config.mssBytes;
     const tso = this.config.tsoSegments;
     if (tso <= 1) return mss;
-    return mss * Math.max(1, Math.min(tso, Math.floor((this.s.cwnd + 1e-6 - inflight) / mss)));
+    return mss * Math.max(1, Math.min(tso, Math.floor((this.s.cwnd + CWND_SLACK_BYTES - inflight) / mss)));
   }
 
   /** Build the data packet [seq, seq + len), start the RTO if it is idle, and advance the pacer. */
@@ -280,7 +287,7 @@ export class TcpConnection extends Connection {
   protected cwndValidate(): void {
     const mss = this.config.mssBytes;
     // tcp_write_xmit: is_cwnd_limited |= tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp), in whole segments.
-    const cwndLimited = this.inflight() + mss > this.s.cwnd + 1e-6;
+    const cwndLimited = this.inflight() + mss > this.s.cwnd + CWND_SLACK_BYTES;
     const bytesOut = this.sndMax - this.sndUna;
     if (
       this.sndUna >= this.cwndUsageSeq ||
@@ -394,9 +401,10 @@ export class TcpConnection extends Connection {
       this.dupAcks++;
     } else if (ack === this.sndUna && this.sndMax > this.sndUna) {
       this.dupAcks++;
-      if (!this.inRecovery && this.dupAcks === 3 && ack >= this.recover) {
+      if (!this.inRecovery && this.dupAcks === DUP_THRESH && ack >= this.recover) {
         this.s.ssthresh = cc.ssthresh(this.s);
-        if (!owns) this.s.cwnd = this.s.ssthresh + 3 * mss;
+        // RFC 5681 3.2 step 3: inflate by the DupThresh segments that have left the network.
+        if (!owns) this.s.cwnd = this.s.ssthresh + DUP_THRESH * mss;
         this.inRecovery = true;
         this.recover = this.sndMax;
         this.retransmitNext = true;
@@ -466,8 +474,8 @@ export class TcpConnection extends Connection {
     if (sample <= 0) return;
     this.lastRttSample = sample;
     if (sample < this.minRtt) this.minRtt = sample;
-    this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - sample);
-    this.srtt = 0.875 * this.srtt + 0.125 * sample;
+    this.rttvar = (1 - RTTVAR_GAIN) * this.rttvar + RTTVAR_GAIN * Math.abs(this.srtt - sample);
+    this.srtt = (1 - SRTT_GAIN) * this.srtt + SRTT_GAIN * sample;
     this.rto = this.computeRto();
   }
 }

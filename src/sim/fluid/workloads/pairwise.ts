@@ -15,21 +15,37 @@ import {
 } from './placement.js';
 
 /** Flow f runs alone on path f; no dependencies; everything starts at time 0. */
+export interface IndependentFlowsOptions {
+  flowSizeBytes: number;
+  /** Path f (flow f's) is pathLinkIds[pathOffsets[f] .. pathOffsets[f + 1]). */
+  pathOffsets: Int32Array;
+  pathLinkIds: Int32Array;
+  latencyNsByPath: Float64Array;
+  /** Source and destination rank of each flow, for reports. */
+  srcRank: Int32Array;
+  dstRank: Int32Array;
+}
+
 export class IndependentFlowsWorkload implements FluidWorkload {
   readonly flowCount: number;
   readonly maxDependencies = 0;
   readonly maxDependents = 0;
+  readonly flowSizeBytes: number;
+  readonly pathOffsets: Int32Array;
+  readonly pathLinkIds: Int32Array;
+  private readonly latencyNsByPath: Float64Array;
+  /** Source and destination rank of each flow, for reports. */
+  readonly srcRank: Int32Array;
+  readonly dstRank: Int32Array;
 
-  constructor(
-    readonly flowSizeBytes: number,
-    readonly pathOffsets: Int32Array,
-    readonly pathLinkIds: Int32Array,
-    private readonly latencyNsByPath: Float64Array,
-    /** Source and destination rank of each flow, for reports. */
-    readonly srcRank: Int32Array,
-    readonly dstRank: Int32Array,
-  ) {
-    this.flowCount = latencyNsByPath.length;
+  constructor(o: IndependentFlowsOptions) {
+    this.flowSizeBytes = o.flowSizeBytes;
+    this.pathOffsets = o.pathOffsets;
+    this.pathLinkIds = o.pathLinkIds;
+    this.latencyNsByPath = o.latencyNsByPath;
+    this.srcRank = o.srcRank;
+    this.dstRank = o.dstRank;
+    this.flowCount = o.latencyNsByPath.length;
   }
 
   flowIdOf(flow: number): number {
@@ -67,14 +83,14 @@ function buildPairs(
   const { pathOffsets, pathLinkIds, latencyNsByPath } = placement.paths();
   const srcRank = Int32Array.from(pairs, ([src]) => src);
   const dstRank = Int32Array.from(pairs, ([, dst]) => dst);
-  const workload = new IndependentFlowsWorkload(
+  const workload = new IndependentFlowsWorkload({
     flowSizeBytes,
     pathOffsets,
     pathLinkIds,
     latencyNsByPath,
     srcRank,
     dstRank,
-  );
+  });
   return { links: placement.links, workload };
 }
 

@@ -20,20 +20,35 @@ import {
   type CollectiveInput,
 } from './placement.js';
 
+export interface RingStepsOptions {
+  ranks: number;
+  steps: number;
+  chunkBytes: number;
+  /** Path r (rank r to its successor) is pathLinkIds[pathOffsets[r] .. pathOffsets[r + 1]). */
+  pathOffsets: Int32Array;
+  pathLinkIds: Int32Array;
+  latencyNsByPath: Float64Array;
+}
+
 export class RingStepsWorkload implements FluidWorkload {
   readonly flowCount: number;
   readonly maxDependencies = 2;
   readonly maxDependents = 1;
+  readonly ranks: number;
+  readonly steps: number;
+  readonly chunkBytes: number;
+  readonly pathOffsets: Int32Array;
+  readonly pathLinkIds: Int32Array;
+  private readonly latencyNsByPath: Float64Array;
 
-  constructor(
-    readonly ranks: number,
-    readonly steps: number,
-    readonly chunkBytes: number,
-    readonly pathOffsets: Int32Array,
-    readonly pathLinkIds: Int32Array,
-    private readonly latencyNsByPath: Float64Array,
-  ) {
-    this.flowCount = ranks * steps;
+  constructor(o: RingStepsOptions) {
+    this.ranks = o.ranks;
+    this.steps = o.steps;
+    this.chunkBytes = o.chunkBytes;
+    this.pathOffsets = o.pathOffsets;
+    this.pathLinkIds = o.pathLinkIds;
+    this.latencyNsByPath = o.latencyNsByPath;
+    this.flowCount = o.ranks * o.steps;
   }
 
   flowIdOf(flow: number): number {
@@ -82,14 +97,14 @@ function buildRing(
   if (ranks > 1) for (let rank = 0; rank < ranks; rank++) placement.intern(rank, (rank + 1) % ranks);
   const { pathOffsets, pathLinkIds, latencyNsByPath } = placement.paths();
   const steps = ranks > 1 ? stepsFor(ranks) : 0;
-  const workload = new RingStepsWorkload(
+  const workload = new RingStepsWorkload({
     ranks,
     steps,
-    collective.sizeBytes / ranks,
+    chunkBytes: collective.sizeBytes / ranks,
     pathOffsets,
     pathLinkIds,
     latencyNsByPath,
-  );
+  });
   return { links: placement.links, workload };
 }
 

@@ -51,6 +51,16 @@ const BBR_ACK_EPOCH_RESET_SEGMENTS = 1 << 20;
 const BBR_EXTRA_ACKED_MAX_PS = 100e9;
 /** tcp_bbr.c bbr_init_pacing_rate_from_rtt: 1 ms (USEC_PER_MSEC) when there is no RTT sample yet. */
 const DEFAULT_RTT_PS = 1e9;
+/** tcp_bbr.c bbr_quantization_budget: cwnd += 3 * bbr_tso_segs_goal(sk), room for 3 TSO bursts. */
+const BBR_QUANTIZATION_TSO_BURSTS = 3;
+/**
+ * The random start phase (Linux: get_random_u32_below) comes from a per-connection LCG so that runs
+ * repeat: the ISO C standard's example rand() (C11 7.22.2.2): next = next x 1103515245 + 12345,
+ * output next / 65536.
+ */
+const LCG_MULTIPLIER = 1103515245;
+const LCG_INCREMENT = 12345;
+const LCG_OUTPUT_SHIFT = 16;
 
 /** tcp_bbr.c enum bbr_mode: STARTUP, DRAIN, PROBE_BW, PROBE_RTT. */
 export const BBR_STARTUP = 0;
@@ -156,7 +166,7 @@ export class BbrCc extends BaseCongestionControl {
   /** tcp_bbr.c bbr_inflight with bbr_quantization_budget: room for 3 TSO bursts, even packets, +2 in the probe phase. */
   inflightTarget(mss: number, bw: number, gain: number, extraBytes = 0): number {
     let segs = (this.bdp(mss, bw, gain) + extraBytes) / mss;
-    segs += 3 * this.tsoSegsGoal(mss);
+    segs += BBR_QUANTIZATION_TSO_BURSTS * this.tsoSegsGoal(mss);
     segs = (Math.ceil(segs) + 1) & ~1;
     if (this.mode === BBR_PROBE_BW && this.cycleIndex === 0) segs += 2;
     return segs * mss;
@@ -267,8 +277,8 @@ export class BbrCc extends BaseCongestionControl {
   /** tcp_bbr.c bbr_reset_probe_bw_mode: cycle_idx = CYCLE_LEN - 1 - random(bbr_cycle_rand), then advance. */
   private resetProbeBw(nowPs: number): void {
     this.mode = BBR_PROBE_BW;
-    this.rand = (Math.imul(this.rand, 1103515245) + 12345) >>> 0;
-    this.cycleIndex = BBR_PACING_GAINS.length - 1 - ((this.rand >>> 16) % BBR_CYCLE_RAND);
+    this.rand = (Math.imul(this.rand, LCG_MULTIPLIER) + LCG_INCREMENT) >>> 0;
+    this.cycleIndex = BBR_PACING_GAINS.length - 1 - ((this.rand >>> LCG_OUTPUT_SHIFT) % BBR_CYCLE_RAND);
     this.advanceCycle(nowPs);
   }
 

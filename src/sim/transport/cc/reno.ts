@@ -8,6 +8,8 @@ import { BaseCongestionControl, type CcWindow } from './types.js';
 
 /** RFC 3465 section 2.2: the slow-start increase limit L, in segments. */
 export const ABC_LIMIT_SEGMENTS = 2;
+/** Keeps a cwnd that is a whole number of segments up to rounding from losing one when halved (chosen: far below a segment). */
+const WHOLE_SEGMENT_SLACK = 1e-9;
 
 /** RFC 5681 slow start (with the RFC 3465 limit) and congestion avoidance, shared with DCTCP and CUBIC's slow start. */
 export function renoSlowStart(w: CcWindow, ackedBytes: number): void {
@@ -23,8 +25,7 @@ export class RenoCc extends BaseCongestionControl {
    * instead, which after an application- or NIC-limited stretch is far below cwnd.
    */
   ssthresh(w: CcWindow): number {
-    // The 1e-9 keeps a cwnd that is a whole number of segments up to rounding from losing one.
-    return Math.max(Math.floor(w.cwnd / w.mss / 2 + 1e-9), 2) * w.mss;
+    return Math.max(Math.floor(w.cwnd / w.mss / 2 + WHOLE_SEGMENT_SLACK), 2) * w.mss;
   }
 
   congAvoid(w: CcWindow, ackedBytes: number): void {
