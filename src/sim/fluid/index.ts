@@ -27,8 +27,14 @@ export {
   buildRingAllGather,
   buildRingReduceScatter,
   RingStepsWorkload,
+  type RingStepsOptions,
 } from './workloads/ring.js';
-export { buildAllToAll, buildPermutation, IndependentFlowsWorkload } from './workloads/pairwise.js';
+export {
+  buildAllToAll,
+  buildPermutation,
+  IndependentFlowsWorkload,
+  type IndependentFlowsOptions,
+} from './workloads/pairwise.js';
 export { workloadToFlows } from './workloads/expand.js';
 export type { BuiltWorkload } from './workloads/placement.js';
 export type { PermutationInput } from './workloads/pairwise.js';
