@@ -4,6 +4,14 @@ import { UsageError } from '../core/errors.js';
 import { parseDuration, parseRate, parseSize } from '../core/units.js';
 import { DEFAULT_NCCL_VERSION, isNcclVersion } from '../core/nccl-version.js';
 
+/**
+ * The option values a command's build function declares, as commander's typings infer them: an
+ * action file takes `OptionsOf<typeof buildCheck>` instead of re-declaring each flag's type.
+ */
+export type OptionsOf<Build extends (...args: never[]) => { opts(): unknown }> = ReturnType<
+  ReturnType<Build>['opts']
+>;
+
 export const sizeArg =
   (flag: string) =>
   (value: string): number =>

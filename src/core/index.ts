@@ -44,7 +44,7 @@ export {
 export { writeFileAtomic } from './atomic-write.js';
 export { VERSION, TOOL_NAME } from './version.js';
 export { MAX_NODES, MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE } from './limits.js';
-export { DEFAULT_NCCL_VERSION, isNcclVersion } from './nccl-version.js';
+export { DEFAULT_NCCL_VERSION, NCCL_VERSION_FORM, isNcclVersion } from './nccl-version.js';
 export { readInputFile, DEFAULT_MAX_INPUT_BYTES, type ReadInputOptions } from './read-input.js';
 export {
   checkOutputFile,

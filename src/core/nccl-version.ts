@@ -6,5 +6,7 @@
  */
 export const DEFAULT_NCCL_VERSION: string = '2.25';
 
-/** 2.X or 2.X.Y, the form spec/cluster.ts NCCL_VERSION_FORM also accepts. */
-export const isNcclVersion = (value: string): boolean => /^2\.\d{1,2}(\.\d{1,2})?$/.test(value);
+/** 2.X or 2.X.Y: the form `--nccl-version` and a cluster file's `ncclVersion` (spec/cluster.ts) accept. */
+export const NCCL_VERSION_FORM = /^2\.\d{1,2}(\.\d{1,2})?$/;
+
+export const isNcclVersion = (value: string): boolean => NCCL_VERSION_FORM.test(value);

@@ -4,9 +4,7 @@ import { presetOrInline, specObject } from './strict-object.js';
 import { FabricSchema } from './fabric.js';
 import { GpuSchema } from './gpu.js';
 import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../core/limits.js';
-
-/** 2.X or 2.X.Y: the form core/nccl-version.ts isNcclVersion accepts. */
-export const NCCL_VERSION_FORM = /^2\.\d{1,2}(\.\d{1,2})?$/;
+import { DEFAULT_NCCL_VERSION, NCCL_VERSION_FORM } from '../core/nccl-version.js';
 
 export const TopologySchema = z.discriminatedUnion('kind', [
   specObject({ kind: z.literal('single-switch') }),
@@ -59,7 +57,7 @@ export const ClusterSchema = specObject({
    */
   ncclVersion: z
     .string()
-    .regex(NCCL_VERSION_FORM, 'expected an NCCL version X.Y such as 2.25 (or X.Y.Z)')
+    .regex(NCCL_VERSION_FORM, `expected an NCCL version X.Y such as ${DEFAULT_NCCL_VERSION} (or X.Y.Z)`)
     .optional(),
 });
 export type ClusterInput = z.input<typeof ClusterSchema>;

@@ -13,7 +13,6 @@ export {
 export { GpuSchema, pcieBandwidthGBps, type GpuSpec } from './gpu.js';
 export { ModelSchema, type ModelSpec } from './model-spec.js';
 export {
-  NCCL_VERSION_FORM,
   TopologySchema,
   IntraNodeSchema,
   ClusterSchema,

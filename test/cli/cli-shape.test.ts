@@ -1,9 +1,12 @@
 /**
  * The CLI only parses options, calls a library and renders (issue 14): no file under src/cli builds
  * a result envelope (`makeResult(`) or writes a finding literal (`ruleId:` as an object key), and
- * the terminal tables have one renderer (cli/render/table.ts), not it and cli-table3 both.
+ * the terminal tables have one renderer (cli/render/table.ts), not it and cli-table3 both. Every
+ * command has one shape (src/cli/commands/index.ts): `<command>.ts` registers it, a long action
+ * lives in `<command>[-<subcommand>]-action.ts` loaded lazily and typed by the command's inferred
+ * options, and `--json` / `--out FILE` come from store-options.ts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -70,5 +73,57 @@ describe('the CLI is a shell over the engines', () => {
       devDependencies?: Record<string, string>;
     };
     expect({ ...pkg.dependencies, ...pkg.devDependencies }).not.toHaveProperty('cli-table3');
+  });
+});
+
+const COMMANDS = join(ROOT, 'src', 'cli', 'commands');
+const commandFiles = () =>
+  readdirSync(COMMANDS)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => ({ name, text: readFileSync(join(COMMANDS, name), 'utf8') }));
+
+const camel = (base: string) =>
+  base.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+
+describe('one file pattern per command', () => {
+  it('each file is index.ts, <command>.ts exporting register<Command>, or an action file of such a command', () => {
+    const stray: string[] = [];
+    for (const { name, text } of commandFiles()) {
+      if (name === 'index.ts') continue;
+      const action = /^([a-z]+)(-[a-z]+)*-action\.ts$/.exec(name);
+      if (action) {
+        if (!existsSync(join(COMMANDS, `${action[1]}.ts`))) stray.push(`${name}: no ${action[1]}.ts`);
+        continue;
+      }
+      const base = name.replace(/\.ts$/, '');
+      if (!new RegExp(`export function register${camel(base)}\\(`).test(text))
+        stray.push(`${name}: no register${camel(base)}(`);
+    }
+    expect(stray).toEqual([]);
+  });
+
+  it('action files are loaded lazily, and take their options as the command infers them', () => {
+    const problems: string[] = [];
+    for (const { name, text } of commandFiles()) {
+      // `import type` is erased; any other static import of an action file loads it at start-up.
+      for (const match of text.matchAll(/^import (?!type )[^;]*from '\.\/([\w-]+-action)\.js'/gm))
+        problems.push(`${name}: imports ${match[1]} statically`);
+      if (name.endsWith('-action.ts'))
+        for (const match of text.matchAll(/\binterface (\w*Options)\b/g))
+          problems.push(`${name}: declares ${match[1]} (use the type its command file infers)`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('--json and --out FILE are declared by store-options.ts, except the --out of demo (a folder) and report (the HTML)', () => {
+    const byHand: string[] = [];
+    for (const { name, text } of commandFiles()) {
+      text.split('\n').forEach((line, index) => {
+        const json = /['"]--json['"]/.test(line);
+        const out = /['"]--out <[a-z]+>['"]/.test(line) && name !== 'demo.ts' && name !== 'report.ts';
+        if (json || out) byHand.push(`${name}:${index + 1}: ${line.trim()}`);
+      });
+    }
+    expect(byHand).toEqual([]);
   });
 });

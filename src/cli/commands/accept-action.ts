@@ -18,44 +18,12 @@ import {
   type AcceptExpectation,
   type AcceptLauncher,
   type AcceptRun,
-  type AcceptStageName,
-  type AcceptTool,
 } from '../../accept/index.js';
 import { toJunitXml, type CheckResult } from '../../check/index.js';
 import { emitResult } from '../emit.js';
 import { renderDrainList, renderPrometheus } from '../render/accept-files.js';
 import { renderAcceptText } from '../render/accept-text.js';
-
-export interface AcceptCommandOptions {
-  testbed?: string;
-  hosts?: string;
-  hostfile?: string;
-  launcher: 'auto' | 'testbed' | 'ssh' | 'srun' | 'mpirun' | 'local';
-  portRate?: string;
-  fabric?: string;
-  cluster?: string;
-  aifabricCommand?: string;
-  hcas?: string[];
-  gidIndex?: number;
-  gpusPerNode?: number;
-  nicsPerNode?: number;
-  baseline?: string;
-  ncclTestsDir?: string;
-  tools: AcceptTool[];
-  stages: AcceptStageName[];
-  pairing: 'circle' | 'random';
-  seed: number;
-  budget: number;
-  iperfSeconds: number;
-  concurrency?: number;
-  json?: boolean;
-  out?: string;
-  junit?: string;
-  drainList?: string;
-  prometheus?: string;
-  save?: boolean;
-  db?: string;
-}
+import type { AcceptOptions } from './accept.js';
 
 /**
  * Where the runs go: a testbed, or real hosts (from --hosts, --hostfile or the Slurm allocation)
@@ -64,7 +32,7 @@ export interface AcceptCommandOptions {
 /** GPUs (nccl-tests ranks) per host when neither the flag nor a cluster file says: an HGX/DGX node. */
 const DEFAULT_GPUS_PER_NODE = 8;
 
-async function chooseLauncher(options: AcceptCommandOptions): Promise<{
+async function chooseLauncher(options: AcceptOptions): Promise<{
   launcher: AcceptLauncher;
   expectation: AcceptExpectation;
   remote: boolean;
@@ -192,7 +160,7 @@ const STOP_GRACE_MS = 2000;
  * gets SIGTERM (srun cancels its step, mpirun its daemons), then SIGKILL after a grace, and accept
  * exits 128 + the signal without a result.
  */
-export async function runAcceptCommand(options: AcceptCommandOptions): Promise<void> {
+export async function runAcceptCommand(options: AcceptOptions): Promise<void> {
   const { launcher, expectation, remote, gpusPerNode } = await chooseLauncher(options);
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => (): void => {
@@ -227,7 +195,7 @@ export async function runAcceptCommand(options: AcceptCommandOptions): Promise<v
 }
 
 async function runAndReport(
-  options: AcceptCommandOptions,
+  options: AcceptOptions,
   launcher: AcceptLauncher,
   expectation: AcceptExpectation,
   remote: boolean,

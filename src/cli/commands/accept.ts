@@ -7,11 +7,11 @@
  * fleet, and name the bad node, link or fabric. Exit 0 with no culprit, 1 with an error culprit,
  * 2 for bad input, 3 when no host answers or the budget ran out before localisation.
  */
-import { Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { parseDuration } from '../../core/units.js';
 import { UsageError } from '../../core/errors.js';
-import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg } from '../options.js';
-import { addStoreOptions } from '../store-options.js';
+import { choiceArg, listArg, nonNegativeIntArg, positiveIntArg, type OptionsOf } from '../options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 
 export const ACCEPT_TOOLS = ['iperf3', 'bench-tcp', 'perftest', 'nccl-tests'] as const;
 /** The tools run when --tools is not given: perftest and nccl-tests need RDMA devices or GPUs, so they are asked for by name. */
@@ -30,7 +30,8 @@ function subsetArg<T extends string>(flag: string, choices: readonly T[]) {
   };
 }
 
-export function registerAccept(program: Command): void {
+/** `accept` and its options; registerAccept adds the action. */
+export function buildAccept(program: Command) {
   const command = program
     .command('accept')
     .description(
@@ -130,9 +131,8 @@ export function registerAccept(program: Command): void {
       '--concurrency <n>',
       'pairs stage: at most N pairs at once (default: all pairs of a round, which share no host)',
       positiveIntArg('--concurrency'),
-    )
-    .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
+    );
+  const withOutput = addOutputOptions(command)
     .option('--junit <file>', 'also write the culprits as JUnit XML (for CI)')
     .option(
       '--drain-list <file>',
@@ -142,7 +142,13 @@ export function registerAccept(program: Command): void {
       '--prometheus <file>',
       'also write node-exporter textfile metrics (aifabric_accept_host_healthy and others)',
     );
-  addStoreOptions(command).action(async (options) => {
+  return addStoreOptions(withOutput);
+}
+
+export type AcceptOptions = OptionsOf<typeof buildAccept>;
+
+export function registerAccept(program: Command): void {
+  buildAccept(program).action(async (options) => {
     const { runAcceptCommand } = await import('./accept-action.js');
     await runAcceptCommand(options);
   });

@@ -17,40 +17,12 @@ import {
   parseDamage,
   parseProgressMode,
   runBenchRank,
-  type BenchAlgo,
-  type BenchOp,
   type BenchParams,
-  type DataType,
   type RankInfo,
-  type ReduceOp,
 } from '../../bench/index.js';
 import { emitResult } from '../emit.js';
 import { sizeArg } from '../options.js';
-
-export interface BenchTcpOptions {
-  op: BenchOp[];
-  run_cycles: number;
-  minbytes: number;
-  maxbytes: number;
-  stepfactor: number;
-  iters: number;
-  warmup_iters: number;
-  settle: number;
-  check: '0' | '1';
-  datatype: DataType;
-  redop: ReduceOp;
-  root: number;
-  np?: number;
-  sockets: number;
-  algo: BenchAlgo;
-  ifname?: string;
-  timeout: number;
-  rendezvous?: string;
-  json?: true;
-  out?: string;
-  save?: true;
-  db?: string;
-}
+import type { BenchTcpOptions } from './bench.js';
 
 /** This command's arguments with --np removed, for the ranks it starts. */
 export function argsWithoutNp(argv: string[]): string[] {

@@ -3,9 +3,16 @@
  * --op for the collective, --np to start local ranks, --sockets per peer, --ifname, --timeout and
  * --rendezvous. Registering stays cheap; the run is imported when the command executes.
  */
-import { Command } from '@commander-js/extra-typings';
-import { choiceArg, durationArg, nonNegativeIntArg, positiveIntArg, sizeArg } from '../options.js';
-import { addStoreOptions } from '../store-options.js';
+import type { Command } from '@commander-js/extra-typings';
+import {
+  choiceArg,
+  durationArg,
+  nonNegativeIntArg,
+  positiveIntArg,
+  sizeArg,
+  type OptionsOf,
+} from '../options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 // Import-free modules, so registering the command stays cheap.
 import {
   BENCH_ALGOS as ALGOS,
@@ -29,10 +36,8 @@ const timeoutArg = (value: string): number =>
 const settleArg = (value: string): number =>
   /^\s*0+(\.0+)?\s*$/.test(value) ? 0 : durationArg('--settle')(value);
 
-export function registerBench(program: Command): void {
-  const bench = program
-    .command('bench')
-    .description('Measure real collectives on this machine and its network.');
+/** `bench tcp` and its options, under `bench`; registerBench adds the action. */
+export function buildBenchTcp(bench: Command) {
   const tcp = bench
     .command('tcp')
     .description('Collectives over kernel TCP sockets, measured and printed the way nccl-tests does.')
@@ -115,10 +120,22 @@ export function registerBench(program: Command): void {
     .option(
       '--rendezvous <host:port>',
       'rank 0 address for the rendezvous (default MASTER_ADDR:MASTER_PORT, 127.0.0.1:29500)',
-    )
-    .option('--json', 'print the result envelope as JSON (rank 0)')
-    .option('--out <file>', 'also write the JSON result to FILE (rank 0)');
-  addStoreOptions(tcp).action(async (options) => {
+    );
+  return addStoreOptions(
+    addOutputOptions(tcp, {
+      json: 'print the result envelope as JSON (rank 0)',
+      out: 'also write the JSON result to FILE (rank 0)',
+    }),
+  );
+}
+
+export type BenchTcpOptions = OptionsOf<typeof buildBenchTcp>;
+
+export function registerBench(program: Command): void {
+  const bench = program
+    .command('bench')
+    .description('Measure real collectives on this machine and its network.');
+  buildBenchTcp(bench).action(async (options) => {
     const { runBenchTcpCommand } = await import('./bench-tcp-action.js');
     process.exitCode = await runBenchTcpCommand(options);
   });

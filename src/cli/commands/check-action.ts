@@ -6,20 +6,9 @@ import { collectFromDir, collectLive, hasErrors, runCheck, toJunitXml } from '..
 import { renderCheckText } from '../render/check-text.js';
 import { getFabricPreset, loadClusterFile } from '../../spec/index.js';
 import { emitResult } from '../emit.js';
+import type { CheckOptions } from './check.js';
 
-export interface CheckCommandOptions {
-  from?: string;
-  live?: boolean;
-  fabric?: string;
-  cluster?: string;
-  junit?: string;
-  json?: boolean;
-  out?: string;
-  save?: boolean;
-  db?: string;
-}
-
-export async function runCheckCommand(options: CheckCommandOptions): Promise<void> {
+export async function runCheckCommand(options: CheckOptions): Promise<void> {
   if (options.from !== undefined && options.live)
     throw new UsageError('check: give either --from DIR or --live, not both');
   if (options.from === undefined && !options.live)

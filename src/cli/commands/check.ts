@@ -3,10 +3,12 @@
  * the cluster acceptance checklist over captured tool outputs or this host. Exit 1 when any finding
  * is an error, 2 for bad input (a missing folder, an unreadable cluster file, an unknown preset).
  */
-import { Command } from '@commander-js/extra-typings';
-import { addStoreOptions } from '../store-options.js';
+import type { Command } from '@commander-js/extra-typings';
+import type { OptionsOf } from '../options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 
-export function registerCheck(program: Command): void {
+/** `check` and its options; registerCheck adds the action. */
+export function buildCheck(program: Command) {
   const command = program
     .command('check')
     .description(
@@ -25,10 +27,14 @@ export function registerCheck(program: Command): void {
       'fabric to judge against (see `aifabric presets fabrics`); inferred from the captures when omitted',
     )
     .option('--cluster <file>', 'cluster YAML: fabric, GPU model and NICs per node')
-    .option('--junit <file>', 'also write the findings as JUnit XML (for CI)')
-    .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON envelope to a file');
-  addStoreOptions(command).action(async (options) => {
+    .option('--junit <file>', 'also write the findings as JUnit XML (for CI)');
+  return addStoreOptions(addOutputOptions(command));
+}
+
+export type CheckOptions = OptionsOf<typeof buildCheck>;
+
+export function registerCheck(program: Command): void {
+  buildCheck(program).action(async (options) => {
     const { runCheckCommand } = await import('./check-action.js');
     await runCheckCommand(options);
   });

@@ -4,7 +4,7 @@ import { ALGORITHM_CHOICES, COLLECTIVE_OPS, PROTOCOL_CHOICES } from '../../core/
 import { DEFAULT_NCCL_VERSION } from '../../core/nccl-version.js';
 import { MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NODES } from '../../core/limits.js';
 import { UsageError } from '../../core/errors.js';
-import { addStoreOptions } from '../store-options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 import {
   addHardwareOptions,
   choiceArg,
@@ -84,9 +84,7 @@ export function registerCollective(program: Command): void {
       stepFactorArg('-f'),
     )
     .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'));
-  const withOutput = addHardwareOptions(command, `default: ${DEFAULT_NCCL_VERSION}`)
-    .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE');
+  const withOutput = addOutputOptions(addHardwareOptions(command, `default: ${DEFAULT_NCCL_VERSION}`));
   addStoreOptions(withOutput).action(async (options) => {
     if (options.stepfactor !== undefined && options.stepbytes !== undefined) {
       throw new UsageError(

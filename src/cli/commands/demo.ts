@@ -1,18 +1,20 @@
 /** `aifabric demo`: the built-in example end to end, results written as JSON (and a report) into a folder. */
 import { Command } from '@commander-js/extra-typings';
-import { DB_OPTION_HELP } from '../store-options.js';
+import { addJsonOption, DB_OPTION_HELP } from '../store-options.js';
 
 export function registerDemo(program: Command): void {
-  program
+  const command = program
     .command('demo')
     .description(
       'run the built-in example: Llama-3-70B-class job on 8 x H100 nodes, TCP vs RoCE vs InfiniBand, 1 to 128 nodes',
     )
-    .option('--out <dir>', 'folder for the JSON results (created if missing)', 'aifabric-out')
-    .option(
-      '--json',
-      'print the envelopes it wrote, as one JSON array (what `runs import` and `report --input` read), instead of tables',
-    )
+    // Not addOutputOptions: this --out is a folder for every result, not a copy of one envelope.
+    .option('--out <dir>', 'folder for the JSON results (created if missing)', 'aifabric-out');
+  addJsonOption(
+    command,
+    'print the envelopes it wrote, as one JSON array (what `runs import` and `report --input` read), instead of tables',
+  )
+    // Not addStoreOptions: demo saves every result it wrote, itself.
     .option('--save', 'record every result it wrote in the results database (list with `aifabric runs list`)')
     .option('--db <path>', DB_OPTION_HELP)
     .action(async (options) => {

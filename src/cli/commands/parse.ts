@@ -5,7 +5,7 @@
  * were read are still printed, and each bad one is named on stderr.
  */
 import type { Command } from '@commander-js/extra-typings';
-import { addStoreOptions } from '../store-options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 
 /** Listed here rather than read from the registry so registering imports no parser. */
 const KIND_NAMES =
@@ -18,10 +18,8 @@ export function registerParse(program: Command): void {
       'read captured tool output (nccl-tests, perftest, ...) into typed facts; the kind is detected from the content',
     )
     .argument('<files...>', 'captured output files')
-    .option('--kind <kind>', `parse as this kind instead of detecting it (${KIND_NAMES})`)
-    .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON envelope to this file');
-  addStoreOptions(command).action(async (files, options) => {
+    .option('--kind <kind>', `parse as this kind instead of detecting it (${KIND_NAMES})`);
+  addStoreOptions(addOutputOptions(command)).action(async (files, options) => {
     const { InputError } = await import('../../core/errors.js');
     const { parseFiles } = await import('../../parse/index.js');
     const { renderParseText } = await import('../render/parse-text.js');

@@ -8,36 +8,36 @@ import type { ResultEnvelope } from '../../core/envelope.js';
 import { InputError } from '../../core/errors.js';
 import { emitResult } from '../emit.js';
 import { positiveIntArg } from '../options.js';
-import { addDbOption } from '../store-options.js';
-import { readEnvelopeRefs } from './report-inputs.js';
+import { addDbOption, addJsonOption } from '../store-options.js';
+import { readEnvelopeRefs } from '../report-inputs.js';
 
 const DEFAULT_LAST = 50;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerReport(program: Command): void {
-  addDbOption(
-    program
-      .command('report')
-      .description(
-        'write one self-contained HTML report (charts as inline SVG) from saved runs or result files',
-      )
-      .option('--run <id>', 'a saved run to include (repeat for several; default: the latest runs)', collect)
-      .option('--kind <kind>', 'without --run: only the latest runs of this kind')
-      .option(
-        '--last <n>',
-        `without --run: how many of the latest runs (default ${DEFAULT_LAST})`,
-        positiveIntArg('--last'),
-      )
-      .option(
-        '--input <file>',
-        'a result JSON file (one envelope or an array) to include; repeatable; needs no database',
-        collect,
-      )
-      .option('--out <file>', 'where to write the HTML', 'report.html')
-      .option('--title <text>', 'the report title', 'aifabric report')
-      .option('--json', 'print a result envelope describing the written report'),
-  ).action(async (options) => {
+  const command = program
+    .command('report')
+    .description(
+      'write one self-contained HTML report (charts as inline SVG) from saved runs or result files',
+    )
+    .option('--run <id>', 'a saved run to include (repeat for several; default: the latest runs)', collect)
+    .option('--kind <kind>', 'without --run: only the latest runs of this kind')
+    .option(
+      '--last <n>',
+      `without --run: how many of the latest runs (default ${DEFAULT_LAST})`,
+      positiveIntArg('--last'),
+    )
+    .option(
+      '--input <file>',
+      'a result JSON file (one envelope or an array) to include; repeatable; needs no database',
+      collect,
+    )
+    // Not addOutputOptions: this --out is the HTML report, not a copy of the JSON envelope.
+    .option('--out <file>', 'where to write the HTML', 'report.html')
+    .option('--title <text>', 'the report title', 'aifabric report');
+  const withJson = addJsonOption(command, 'print a result envelope describing the written report');
+  addDbOption(withJson).action(async (options) => {
     const started = performance.now();
     const items: { envelope: ResultEnvelope; ref: string }[] = [];
     for (const file of options.input ?? []) items.push(...readEnvelopeRefs(file));

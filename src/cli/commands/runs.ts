@@ -5,7 +5,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { emitResult, toJson } from '../emit.js';
 import { positiveIntArg } from '../options.js';
-import { addDbOption } from '../store-options.js';
+import { addDbOption, addJsonOption } from '../store-options.js';
 
 async function openStore(db: string | undefined, mustExist = true) {
   const store = await import('../../store/index.js');
@@ -14,17 +14,16 @@ async function openStore(db: string | undefined, mustExist = true) {
 }
 
 function registerList(runs: Command): void {
-  addDbOption(
-    runs
-      .command('list')
-      .description('list saved runs, newest first')
-      .option(
-        '--kind <kind>',
-        'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...; bench.tcp and bench-tcp are one kind)',
-      )
-      .option('--limit <n>', 'at most this many runs', positiveIntArg('--limit'))
-      .option('--json', 'print the result envelope (metrics.runs[]) as JSON'),
-  ).action(async (options) => {
+  const list = runs
+    .command('list')
+    .description('list saved runs, newest first')
+    .option(
+      '--kind <kind>',
+      'only runs of this kind (collective, plan, compare, scale, sim, bench-tcp, parse, check...; bench.tcp and bench-tcp are one kind)',
+    )
+    .option('--limit <n>', 'at most this many runs', positiveIntArg('--limit'));
+  const withJson = addJsonOption(list, 'print the result envelope (metrics.runs[]) as JSON');
+  addDbOption(withJson).action(async (options) => {
     const { store, runs: opened } = await openStore(options.db);
     const { renderRunsListText } = await import('../render/runs-text.js');
     try {
@@ -40,13 +39,12 @@ function registerList(runs: Command): void {
 }
 
 function registerShow(runs: Command): void {
-  addDbOption(
-    runs
-      .command('show')
-      .description('show one saved run')
-      .argument('<id>', 'run id, from `aifabric runs list`')
-      .option('--json', 'print the saved result envelope exactly as it was saved'),
-  ).action(async (idText, options) => {
+  const show = runs
+    .command('show')
+    .description('show one saved run')
+    .argument('<id>', 'run id, from `aifabric runs list`');
+  const withJson = addJsonOption(show, 'print the saved result envelope exactly as it was saved');
+  addDbOption(withJson).action(async (idText, options) => {
     const { store, runs: opened } = await openStore(options.db);
     const { renderRunText } = await import('../render/runs-text.js');
     try {
@@ -59,16 +57,15 @@ function registerShow(runs: Command): void {
 }
 
 function registerDiff(runs: Command): void {
-  addDbOption(
-    runs
-      .command('diff')
-      .description(
-        'compare two runs of the same kind; exit 1 when busbw fell by more than 5% at any message size',
-      )
-      .argument('<a>', 'the baseline run id')
-      .argument('<b>', 'the run to compare with it')
-      .option('--json', 'print the diff as a result envelope'),
-  ).action(async (aText, bText, options) => {
+  const diff = runs
+    .command('diff')
+    .description(
+      'compare two runs of the same kind; exit 1 when busbw fell by more than 5% at any message size',
+    )
+    .argument('<a>', 'the baseline run id')
+    .argument('<b>', 'the run to compare with it');
+  const withJson = addJsonOption(diff, 'print the diff as a result envelope');
+  addDbOption(withJson).action(async (aText, bText, options) => {
     const { store, runs: opened } = await openStore(options.db);
     const { renderDiffText } = await import('../render/runs-text.js');
     try {
@@ -82,16 +79,15 @@ function registerDiff(runs: Command): void {
 }
 
 function registerImport(runs: Command): void {
-  addDbOption(
-    runs
-      .command('import')
-      .description(
-        'save result JSON files (from --json or --out, e.g. produced on a cluster) into the database',
-      )
-      .argument('<files...>', 'result JSON files: one envelope or an array of envelopes each')
-      .option('--json', 'print the saved run ids as a result envelope'),
-  ).action(async (files, options) => {
-    const { readEnvelopeRefs } = await import('./report-inputs.js');
+  const importFiles = runs
+    .command('import')
+    .description(
+      'save result JSON files (from --json or --out, e.g. produced on a cluster) into the database',
+    )
+    .argument('<files...>', 'result JSON files: one envelope or an array of envelopes each');
+  const withJson = addJsonOption(importFiles, 'print the saved run ids as a result envelope');
+  addDbOption(withJson).action(async (files, options) => {
+    const { readEnvelopeRefs } = await import('../report-inputs.js');
     // Read and validate everything first: a bad file stops the import before anything is saved.
     const entries = files.flatMap((file) => readEnvelopeRefs(file));
     const { store, runs: opened } = await openStore(options.db, false);

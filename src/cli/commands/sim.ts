@@ -2,7 +2,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { Command, Option } from '@commander-js/extra-typings';
 import { choiceArg, nonNegativeIntArg } from '../options.js';
-import { addStoreOptions } from '../store-options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 
 const MODES = ['packet', 'fluid'] as const;
 
@@ -19,10 +19,8 @@ export function registerSim(program: Command): void {
         .default('packet' as const),
     )
     .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
-    .option('--json', 'print the result envelope as JSON')
-    .option('--out <file>', 'also write the JSON result to FILE')
     .addHelpText('after', limitsHelp);
-  addStoreOptions(command).action(async (file, options) => {
+  addStoreOptions(addOutputOptions(command)).action(async (file, options) => {
     const { loadScenario, runScenario } = await import('../../sim/index.js');
     const { renderSimText } = await import('../render/sim-text.js');
     const { emitResult } = await import('../emit.js');

@@ -18,30 +18,15 @@ import {
   renderTestbedStatusText,
   renderTestbedUpText,
 } from '../render/testbed-text.js';
+import type {
+  TestbedDownOptions,
+  TestbedFaultOptions,
+  TestbedRunOptions,
+  TestbedStatusOptions,
+  TestbedUpOptions,
+} from './testbed.js';
 
-interface StoreFlags {
-  json?: true;
-  save?: true;
-  db?: string;
-}
-
-const emitOptions = (options: StoreFlags) => ({
-  ...(options.json ? { json: true } : {}),
-  ...(options.save ? { save: true } : {}),
-  ...(options.db !== undefined ? { db: options.db } : {}),
-});
-
-export async function testbedUpCommand(
-  options: {
-    hosts: number;
-    rate: number;
-    buffer: number;
-    name: string;
-    fault: string[];
-    leaves?: number;
-    uplinkRate?: number;
-  } & StoreFlags,
-): Promise<void> {
+export async function testbedUpCommand(options: TestbedUpOptions): Promise<void> {
   const faults = options.fault.map(parseFault);
   const info = await testbedUp({
     name: options.name,
@@ -52,16 +37,12 @@ export async function testbedUpCommand(
     ...(options.leaves !== undefined ? { leaves: options.leaves } : {}),
     ...(options.uplinkRate !== undefined ? { uplinkRateBps: options.uplinkRate } : {}),
   });
-  await emitResult(testbedUpResult(info), emitOptions(options), renderTestbedUpText);
+  await emitResult(testbedUpResult(info), options, renderTestbedUpText);
 }
 
-export async function testbedRunCommand(
-  name: string,
-  command: string[],
-  options: { timeout?: number } = {},
-): Promise<number> {
+export async function testbedRunCommand(command: string[], options: TestbedRunOptions): Promise<number> {
   const result = await testbedRun(
-    name,
+    options.name,
     command,
     options.timeout !== undefined ? { timeoutS: options.timeout } : {},
   );
@@ -80,20 +61,18 @@ export async function testbedRunCommand(
   return result.exitCode;
 }
 
-export async function testbedFaultCommand(
-  options: { name: string; fault: string[] } & StoreFlags,
-): Promise<void> {
+export async function testbedFaultCommand(options: TestbedFaultOptions): Promise<void> {
   const faults = options.fault.map(parseFault);
   const outcome = await testbedFault(options.name, faults);
-  await emitResult(testbedFaultResult(outcome), emitOptions(options), renderTestbedFaultText);
+  await emitResult(testbedFaultResult(outcome), options, renderTestbedFaultText);
 }
 
-export async function testbedStatusCommand(options: { name: string; json?: true }): Promise<void> {
+export async function testbedStatusCommand(options: TestbedStatusOptions): Promise<void> {
   const status = await testbedStatus(options.name);
-  await emitResult(testbedStatusResult(status), options.json ? { json: true } : {}, renderTestbedStatusText);
+  await emitResult(testbedStatusResult(status), options, renderTestbedStatusText);
 }
 
-export async function testbedDownCommand(options: { name: string } & StoreFlags): Promise<void> {
+export async function testbedDownCommand(options: TestbedDownOptions): Promise<void> {
   const down = await testbedDown(options.name);
-  await emitResult(testbedDownResult(down), emitOptions(options), renderTestbedDownText);
+  await emitResult(testbedDownResult(down), options, renderTestbedDownText);
 }

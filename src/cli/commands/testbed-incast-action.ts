@@ -7,23 +7,9 @@ import { isAifabricError } from '../../core/errors.js';
 import { testbedIncast } from '../../testbed/index.js';
 import { emitResult } from '../emit.js';
 import { renderIncastText } from '../render/testbed-incast-text.js';
+import type { TestbedIncastOptions } from './testbed.js';
 
-export interface IncastCommandOptions {
-  name: string;
-  senders: number[];
-  rate: number;
-  buffer: number;
-  block: number;
-  rounds: number;
-  runs: number;
-  cc?: 'reno' | 'cubic' | 'bbr';
-  compareSim?: true;
-  json?: true;
-  save?: true;
-  db?: string;
-}
-
-export async function testbedIncastCommand(options: IncastCommandOptions): Promise<void> {
+export async function testbedIncastCommand(options: TestbedIncastOptions): Promise<void> {
   const controller = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => (): void => {
@@ -49,15 +35,7 @@ export async function testbedIncastCommand(options: IncastCommandOptions): Promi
       },
       { signal: controller.signal, onProgress: (line) => process.stderr.write(`${line}\n`) },
     );
-    await emitResult(
-      result,
-      {
-        ...(options.json ? { json: true } : {}),
-        ...(options.save ? { save: true } : {}),
-        ...(options.db !== undefined ? { db: options.db } : {}),
-      },
-      renderIncastText,
-    );
+    await emitResult(result, options, renderIncastText);
   } catch (error) {
     if (interrupted === undefined || !isAifabricError(error)) throw error;
   } finally {

@@ -3,9 +3,17 @@
  * machine (root and iproute2 needed; exit 3 without them). Registering stays cheap; the work is
  * imported when a subcommand runs.
  */
-import { Command } from '@commander-js/extra-typings';
-import { choiceArg, durationArg, intListArg, positiveIntArg, rateArg, sizeArg } from '../options.js';
-import { addStoreOptions } from '../store-options.js';
+import type { Command } from '@commander-js/extra-typings';
+import {
+  choiceArg,
+  durationArg,
+  intListArg,
+  positiveIntArg,
+  rateArg,
+  sizeArg,
+  type OptionsOf,
+} from '../options.js';
+import { addJsonOption, addStoreOptions } from '../store-options.js';
 
 const DEFAULT_NAME = 'aifab';
 
@@ -14,12 +22,8 @@ const FAULT_HELP =
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-export function registerTestbed(program: Command): void {
-  const testbed = program
-    .command('testbed')
-    .description(
-      'Emulate a multi-host fabric on this machine: network namespaces, veth, a bridge, htb + bfifo ports.',
-    );
+/** `testbed up` and its options; registerTestbed adds the action. */
+export function buildTestbedUp(testbed: Command) {
   const up = testbed
     .command('up')
     .description(
@@ -47,13 +51,13 @@ export function registerTestbed(program: Command): void {
       "rate of each leaf's uplink to the spine, both directions, htb + bfifo of --buffer (needed with --leaves 2 or more)",
       rateArg('--uplink-rate'),
     )
-    .option('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[])
-    .option('--json', 'print the result envelope as JSON');
-  addStoreOptions(up).action(async (options) => {
-    const { testbedUpCommand } = await import('./testbed-action.js');
-    await testbedUpCommand(options);
-  });
-  testbed
+    .option('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[]);
+  return addStoreOptions(addJsonOption(up));
+}
+
+/** `testbed run` and its options; registerTestbed adds the action. */
+export function buildTestbedRun(testbed: Command) {
+  return testbed
     .command('run')
     .description(
       'Run COMMAND in every host namespace with RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set; fail if any fails.',
@@ -64,54 +68,34 @@ export function registerTestbed(program: Command): void {
       "kill every host's command and exit 3 after this long (60s, 5m; default: none)",
       durationArg('--timeout'),
     )
-    .argument('<command...>', 'the command and its arguments, after --')
-    .action(async (command, options) => {
-      const { testbedRunCommand } = await import('./testbed-action.js');
-      process.exitCode = await testbedRunCommand(
-        options.name,
-        command,
-        options.timeout !== undefined ? { timeout: options.timeout } : {},
-      );
-    });
-  testbed
-    .command('mpirun')
-    .description(
-      "Run PROGRAM under real Open MPI across the hosts: mpirun in NAME-h0, each remote daemon started in its host's namespace (rsh agent), ranks one per host in turn, MASTER_ADDR/MASTER_PORT exported.",
-    )
-    .option('--name <name>', 'testbed name', DEFAULT_NAME)
-    .option('--np <n>', 'number of ranks (default: one per host)', positiveIntArg('--np'))
-    .argument('<program...>', 'the program and its arguments, after --')
-    .action(async (program, options) => {
-      const { testbedMpirun } = await import('../../testbed/index.js');
-      process.exitCode = await testbedMpirun(
-        options.name,
-        program,
-        options.np !== undefined ? { np: options.np } : {},
-      );
-    });
+    .argument('<command...>', 'the command and its arguments, after --');
+}
+
+/** `testbed fault` and its options; registerTestbed adds the action. */
+export function buildTestbedFault(testbed: Command) {
   const fault = testbed
     .command('fault')
     .description(
       'Add faults to a running testbed (same forms and checks as `up --fault`); `down` removes them with it.',
     )
     .option('--name <name>', 'testbed name', DEFAULT_NAME)
-    .requiredOption('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[])
-    .option('--json', 'print the result envelope as JSON');
-  addStoreOptions(fault).action(async (options) => {
-    const { testbedFaultCommand } = await import('./testbed-action.js');
-    await testbedFaultCommand(options);
-  });
-  testbed
+    .requiredOption('--fault <target:kind=value>', FAULT_HELP, collect, [] as string[]);
+  return addStoreOptions(addJsonOption(fault));
+}
+
+/** `testbed status` and its options; registerTestbed adds the action. */
+export function buildTestbedStatus(testbed: Command) {
+  const status = testbed
     .command('status')
     .description(
       'Show a testbed: hosts, leaves and the hosts under each, rates, faults, and whether its namespaces are all there.',
     )
-    .option('--name <name>', 'testbed name', DEFAULT_NAME)
-    .option('--json', 'print the result envelope as JSON')
-    .action(async (options) => {
-      const { testbedStatusCommand } = await import('./testbed-action.js');
-      await testbedStatusCommand(options);
-    });
+    .option('--name <name>', 'testbed name', DEFAULT_NAME);
+  return addJsonOption(status);
+}
+
+/** `testbed incast` and its options; registerTestbed adds the action. */
+export function buildTestbedIncast(testbed: Command) {
   const incast = testbed
     .command('incast')
     .description(
@@ -140,18 +124,69 @@ export function registerTestbed(program: Command): void {
       '--compare-sim',
       "also simulate each row (median of 3 seeds) with the testbed's settings and print the ratio",
     )
-    .option('--name <name>', 'testbed name (must not exist)', 'incast')
-    .option('--json', 'print the result envelope as JSON');
-  addStoreOptions(incast).action(async (options) => {
-    const { testbedIncastCommand } = await import('./testbed-incast-action.js');
-    await testbedIncastCommand(options);
-  });
+    .option('--name <name>', 'testbed name (must not exist)', 'incast');
+  return addStoreOptions(addJsonOption(incast));
+}
+
+/** `testbed down` and its options; registerTestbed adds the action. */
+export function buildTestbedDown(testbed: Command) {
   const down = testbed
     .command('down')
     .description('Remove the testbed: its processes and the namespaces `up` made (idempotent).')
+    .option('--name <name>', 'testbed name', DEFAULT_NAME);
+  return addStoreOptions(addJsonOption(down));
+}
+
+export type TestbedUpOptions = OptionsOf<typeof buildTestbedUp>;
+export type TestbedRunOptions = OptionsOf<typeof buildTestbedRun>;
+export type TestbedFaultOptions = OptionsOf<typeof buildTestbedFault>;
+export type TestbedStatusOptions = OptionsOf<typeof buildTestbedStatus>;
+export type TestbedIncastOptions = OptionsOf<typeof buildTestbedIncast>;
+export type TestbedDownOptions = OptionsOf<typeof buildTestbedDown>;
+
+export function registerTestbed(program: Command): void {
+  const testbed = program
+    .command('testbed')
+    .description(
+      'Emulate a multi-host fabric on this machine: network namespaces, veth, a bridge, htb + bfifo ports.',
+    );
+  buildTestbedUp(testbed).action(async (options) => {
+    const { testbedUpCommand } = await import('./testbed-action.js');
+    await testbedUpCommand(options);
+  });
+  buildTestbedRun(testbed).action(async (command, options) => {
+    const { testbedRunCommand } = await import('./testbed-action.js');
+    process.exitCode = await testbedRunCommand(command, options);
+  });
+  testbed
+    .command('mpirun')
+    .description(
+      "Run PROGRAM under real Open MPI across the hosts: mpirun in NAME-h0, each remote daemon started in its host's namespace (rsh agent), ranks one per host in turn, MASTER_ADDR/MASTER_PORT exported.",
+    )
     .option('--name <name>', 'testbed name', DEFAULT_NAME)
-    .option('--json', 'print the result envelope as JSON');
-  addStoreOptions(down).action(async (options) => {
+    .option('--np <n>', 'number of ranks (default: one per host)', positiveIntArg('--np'))
+    .argument('<program...>', 'the program and its arguments, after --')
+    .action(async (program, options) => {
+      const { testbedMpirun } = await import('../../testbed/index.js');
+      process.exitCode = await testbedMpirun(
+        options.name,
+        program,
+        options.np !== undefined ? { np: options.np } : {},
+      );
+    });
+  buildTestbedFault(testbed).action(async (options) => {
+    const { testbedFaultCommand } = await import('./testbed-action.js');
+    await testbedFaultCommand(options);
+  });
+  buildTestbedStatus(testbed).action(async (options) => {
+    const { testbedStatusCommand } = await import('./testbed-action.js');
+    await testbedStatusCommand(options);
+  });
+  buildTestbedIncast(testbed).action(async (options) => {
+    const { testbedIncastCommand } = await import('./testbed-incast-action.js');
+    await testbedIncastCommand(options);
+  });
+  buildTestbedDown(testbed).action(async (options) => {
     const { testbedDownCommand } = await import('./testbed-action.js');
     await testbedDownCommand(options);
   });

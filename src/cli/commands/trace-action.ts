@@ -6,14 +6,10 @@
 import type { ResultEnvelope } from '../../core/envelope.js';
 import type { TraceRankFacts } from '../../parse/index.js';
 import type { TraceMetrics } from '../../trace/index.js';
-import type { StepRange } from './trace.js';
+import type { TraceOptions } from './trace.js';
 
-export interface TraceRunOptions {
-  job?: string;
-  fabric?: string;
-  gpu?: string;
-  steps?: StepRange;
-}
+/** The flags that choose what is read and the model beside it; the output flags are the caller's. */
+export type TraceRunOptions = Pick<TraceOptions, 'job' | 'fabric' | 'gpu' | 'steps'>;
 
 /**
  * The cluster shape the traces describe: one node per host named (ranks whose trace names no host

@@ -4,9 +4,10 @@
  * waits, stragglers and, with a model, each collective beside its prediction. Exit 0 when analysed,
  * 1 when a finding is an error (a collective far below the model), 2 for unreadable or non-trace input.
  */
-import { Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { UsageError } from '../../core/errors.js';
-import { addStoreOptions } from '../store-options.js';
+import type { OptionsOf } from '../options.js';
+import { addOutputOptions, addStoreOptions } from '../store-options.js';
 import { DEFAULT_COLLECTIVE_ROWS } from '../render/trace-text.js';
 
 export interface StepRange {
@@ -27,7 +28,8 @@ export function parseSteps(value: string): StepRange {
   return { from, to };
 }
 
-export function registerTrace(program: Command): void {
+/** `trace` and its options; registerTrace adds the action. */
+export function buildTrace(program: Command) {
   const command = program
     .command('trace')
     .description(
@@ -49,23 +51,23 @@ export function registerTrace(program: Command): void {
       '--gpu <preset>',
       "GPU preset for the model (see `aifabric presets gpus`; default: the one the trace's device names, else h100-sxm)",
     )
-    .option('--steps <range>', 'keep ProfilerStep A to B inclusive (3-5), or one step (4)', parseSteps)
-    .option(
-      '--json',
-      `print the result envelope as JSON (every collective; the text table shows the first ${DEFAULT_COLLECTIVE_ROWS})`,
-    )
-    .option('--out <file>', 'also write the JSON result to FILE');
-  addStoreOptions(command).action(async (paths, options) => {
+    .option('--steps <range>', 'keep ProfilerStep A to B inclusive (3-5), or one step (4)', parseSteps);
+  return addStoreOptions(
+    addOutputOptions(command, {
+      json: `print the result envelope as JSON (every collective; the text table shows the first ${DEFAULT_COLLECTIVE_ROWS})`,
+    }),
+  );
+}
+
+export type TraceOptions = OptionsOf<typeof buildTrace>;
+
+export function registerTrace(program: Command): void {
+  buildTrace(program).action(async (paths, options) => {
     if (options.gpu !== undefined && options.fabric === undefined && options.job === undefined) {
       throw new UsageError('--gpu needs --fabric or --job (it chooses the GPU the model predicts for)');
     }
     const { runTrace } = await import('./trace-action.js');
-    const result = await runTrace(paths, {
-      ...(options.job !== undefined ? { job: options.job } : {}),
-      ...(options.fabric !== undefined ? { fabric: options.fabric } : {}),
-      ...(options.gpu !== undefined ? { gpu: options.gpu } : {}),
-      ...(options.steps !== undefined ? { steps: options.steps } : {}),
-    });
+    const result = await runTrace(paths, options);
     const { renderTraceText } = await import('../render/trace-text.js');
     const { emitResult } = await import('../emit.js');
     await emitResult(result, options, renderTraceText);

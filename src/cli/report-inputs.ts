@@ -1,7 +1,7 @@
 /** Reading result JSON files given on the command line (`report --input`, `runs import`). */
 import { readFileSync, statSync } from 'node:fs';
-import type { ResultEnvelope } from '../../core/envelope.js';
-import { InputError } from '../../core/errors.js';
+import type { ResultEnvelope } from '../core/envelope.js';
+import { InputError } from '../core/errors.js';
 
 const SEVERITIES = ['error', 'warn', 'info', 'pass'];
 
