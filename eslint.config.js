@@ -56,6 +56,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // One cast style for indexed reads under noUncheckedIndexedAccess: `a[i]!`, never `a[i] as number`.
+      '@typescript-eslint/non-nullable-type-assertion-style': 'error',
     },
   },
   {

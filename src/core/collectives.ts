@@ -62,7 +62,7 @@ export function collectiveOpOf(name: string): CollectiveOp | undefined {
 
 /** The op a compact name stands for: `allreduce` -> `all_reduce`. */
 export function opOfCompactName(name: CompactOpName): CollectiveOp {
-  return COLLECTIVE_OPS.find((op) => COMPACT_OP_NAMES[op] === name) as CollectiveOp;
+  return COLLECTIVE_OPS.find((op) => COMPACT_OP_NAMES[op] === name)!;
 }
 
 /**

@@ -168,7 +168,7 @@ export function fitConstants<L extends CorpusLog>(
     x0,
     ...params.map((_, i) => x0.map((value, j) => (i === j ? value + 0.3 : value))),
   ].map((x) => ({ x, fx: f(x) }));
-  const at = (i: number): Point => simplex[i] as Point;
+  const at = (i: number): Point => simplex[i]!;
   let calls = simplex.length;
   while (calls < evaluations) {
     simplex.sort((a, b) => a.fx - b.fx);
@@ -249,7 +249,7 @@ export function validateModel<L extends CorpusLog>(
     cluster: log.cluster,
     op: log.op,
     errors: logErrors(log.rows, predictor(log, constants)),
-    heldOut: heldOut.get(log.file) as RegimeErrors,
+    heldOut: heldOut.get(log.file)!,
   }));
   return {
     logs: results,

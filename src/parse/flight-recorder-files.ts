@@ -51,15 +51,12 @@ export function shareFlightRecorderClock(ranks: TraceRankFacts[]): void {
     (facts) => facts.format === 'flight-recorder' && facts.clockBaseNs !== undefined,
   );
   if (dumps.length < 2) return;
-  const base = dumps.reduce(
-    (least, facts) => {
-      const own = BigInt(facts.clockBaseNs as string);
-      return own < least ? own : least;
-    },
-    BigInt(dumps[0]?.clockBaseNs as string),
-  );
+  const base = dumps.reduce((least, facts) => {
+    const own = BigInt(facts.clockBaseNs!);
+    return own < least ? own : least;
+  }, BigInt(dumps[0]!.clockBaseNs!));
   for (const facts of dumps) {
-    const shiftNs = BigInt(facts.clockBaseNs as string) - base;
+    const shiftNs = BigInt(facts.clockBaseNs!) - base;
     if (shiftNs === 0n) continue;
     for (const c of facts.collectives) {
       c.startUs =

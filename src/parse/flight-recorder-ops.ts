@@ -107,9 +107,9 @@ export function tensorBytes(sizes: number[][] | null, dtypes: string[] | null): 
   if (!sizes || !dtypes || sizes.length === 0 || sizes.length !== dtypes.length) return null;
   let total = 0;
   for (let i = 0; i < sizes.length; i++) {
-    const element = dtypeBytes(dtypes[i] as string);
+    const element = dtypeBytes(dtypes[i]!);
     if (element === undefined) return null;
-    total += (sizes[i] as number[]).reduce((numel, dim) => numel * dim, 1) * element;
+    total += sizes[i]!.reduce((numel, dim) => numel * dim, 1) * element;
   }
   return Number.isSafeInteger(total) ? total : null;
 }

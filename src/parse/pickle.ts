@@ -130,7 +130,7 @@ class Reader {
 
   u8(what: string): number {
     if (this.pos >= this.bytes.length) this.fail(`${what} runs past the end: file cut short?`);
-    return this.bytes[this.pos++] as number;
+    return this.bytes[this.pos++]!;
   }
 
   u16(what: string): number {
@@ -163,8 +163,8 @@ class Reader {
 export function decodeLong(bytes: Uint8Array): number | bigint {
   if (bytes.length === 0) return 0;
   let value = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] as number);
-  if (((bytes[bytes.length - 1] as number) & 0x80) !== 0) value -= 1n << BigInt(8 * bytes.length);
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i]!);
+  if ((bytes[bytes.length - 1]! & 0x80) !== 0) value -= 1n << BigInt(8 * bytes.length);
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
     ? Number(value)
     : value;
@@ -409,5 +409,5 @@ export function readPickle(bytes: Uint8Array, source = 'input'): PickleValue {
 
 /** True when the bytes start like a protocol 2+ pickle (PROTO opcode 0x80, then a version 2 to 5). */
 export function looksLikePickle(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && bytes[0] === OP.PROTO && (bytes[1] as number) >= 2 && (bytes[1] as number) <= 5;
+  return bytes.length >= 2 && bytes[0] === OP.PROTO && bytes[1]! >= 2 && bytes[1]! <= 5;
 }

@@ -16,35 +16,28 @@ export function maxMinFairShares(topology: Topology, routes: ArrayLike<number>[]
   const capacity = new Float64Array(topology.links.length);
   const users = new Int32Array(topology.links.length);
   for (const link of topology.links) capacity[link.id] = link.rateBps;
-  for (const route of routes)
-    for (let i = 0; i < route.length; i++)
-      users[route[i] as number] = (users[route[i] as number] as number) + 1;
+  for (const route of routes) for (let i = 0; i < route.length; i++) users[route[i]!] = users[route[i]!]! + 1;
   let active = n;
   while (active > 0) {
     let step = Infinity;
     for (let l = 0; l < capacity.length; l++) {
-      const u = users[l] as number;
-      if (u > 0) step = Math.min(step, (capacity[l] as number) / u);
+      const u = users[l]!;
+      if (u > 0) step = Math.min(step, capacity[l]! / u);
     }
     if (!Number.isFinite(step)) break;
-    for (let f = 0; f < n; f++) if (frozen[f] === 0) rate[f] = (rate[f] as number) + step;
-    for (let l = 0; l < capacity.length; l++)
-      capacity[l] = (capacity[l] as number) - step * (users[l] as number);
+    for (let f = 0; f < n; f++) if (frozen[f] === 0) rate[f] = rate[f]! + step;
+    for (let l = 0; l < capacity.length; l++) capacity[l] = capacity[l]! - step * users[l]!;
     for (let f = 0; f < n; f++) {
       if (frozen[f] === 1) continue;
-      const route = routes[f] as ArrayLike<number>;
+      const route = routes[f]!;
       let saturated = false;
       for (let i = 0; i < route.length; i++)
-        if (
-          (capacity[route[i] as number] as number) <=
-          SATURATED_FRACTION * (topology.links[route[i] as number]?.rateBps ?? 1)
-        )
+        if (capacity[route[i]!]! <= SATURATED_FRACTION * (topology.links[route[i]!]?.rateBps ?? 1))
           saturated = true;
       if (!saturated) continue;
       frozen[f] = 1;
       active--;
-      for (let i = 0; i < route.length; i++)
-        users[route[i] as number] = (users[route[i] as number] as number) - 1;
+      for (let i = 0; i < route.length; i++) users[route[i]!] = users[route[i]!]! - 1;
     }
   }
   return rate;

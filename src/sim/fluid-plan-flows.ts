@@ -60,7 +60,7 @@ export function planToFluidFlows(
     switch (w.kind) {
       case 'flow':
       case 'permutation':
-        w.flows.forEach((f, k) => add(routes[k] as FluidRoute, f.sizeBytes, startNs, []));
+        w.flows.forEach((f, k) => add(routes[k]!, f.sizeBytes, startNs, []));
         break;
       case 'incast': {
         let previous: number[] = [];
@@ -98,21 +98,12 @@ function addRing(w: PlannedCollective, routes: FluidRoute[], startNs: number, ad
     for (let s = 0; s < w.steps; s++) {
       const next: number[] = [];
       for (let r = 0; r < n; r++) {
-        const into = last[(r - 1 + n) % n] as number;
-        const own = last[r] as number;
+        const into = last[(r - 1 + n) % n]!;
+        const own = last[r]!;
         // The last step into each rank carries the next iteration's compute phase.
         const extra = s === w.steps - 1 && it + 1 < w.iterations ? computeNs : 0;
         const start = it === 0 && s === 0 ? startNs + computeNs : startNs;
-        next.push(
-          add(
-            routes[r] as FluidRoute,
-            w.chunkBytes,
-            start,
-            into < 0 ? [] : [into],
-            own < 0 ? [] : [own],
-            extra,
-          ),
-        );
+        next.push(add(routes[r]!, w.chunkBytes, start, into < 0 ? [] : [into], own < 0 ? [] : [own], extra));
       }
       last = next;
     }
@@ -135,20 +126,12 @@ function addAllToAll(w: PlannedCollective, routes: FluidRoute[], startNs: number
     const current: number[] = [];
     for (let r = 0; r < n; r++) {
       const into: number[] = [];
-      if (previous.length > 0)
-        for (let s = 0; s < n; s++) if (s !== r) into.push(previous[conn(s, r)] as number);
+      if (previous.length > 0) for (let s = 0; s < n; s++) if (s !== r) into.push(previous[conn(s, r)]!);
       for (let d = 0; d < n; d++) {
         if (d === r) continue;
         const k = conn(r, d);
         current.push(
-          add(
-            routes[k] as FluidRoute,
-            w.chunkBytes,
-            start,
-            into,
-            previous.length > 0 ? [previous[k] as number] : [],
-            extra,
-          ),
+          add(routes[k]!, w.chunkBytes, start, into, previous.length > 0 ? [previous[k]!] : [], extra),
         );
       }
     }

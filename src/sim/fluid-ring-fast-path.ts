@@ -29,8 +29,7 @@ export function runLargeRing(
   // ring interns its paths in rank order, so the hash it passes is connectionEcmpHash(r, seed).
   const fabric = {
     links: network.links,
-    path: (src: number, dst: number, hash: number) =>
-      topology.route(w.ranks[src] as number, w.ranks[dst] as number, hash),
+    path: (src: number, dst: number, hash: number) => topology.route(w.ranks[src]!, w.ranks[dst]!, hash),
     networkLatencyNs: network.latencyOf,
     hashSeed: plan.seed,
   };

@@ -147,14 +147,14 @@ export abstract class PacketNetwork {
   sendControl(conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number {
     const p = this.pool.alloc(conn.id, kind, cls, seq, 0, MIN_FRAME_WIRE_BYTES, ts);
     this.pool.ecn[p] = ecnEcho;
-    const link = conn.reverse[0] as number;
+    const link = conn.reverse[0]!;
     this.queues.enqueue(link, cls, p);
     this.kick(link);
     return p;
   }
 
   kickHost(host: number): void {
-    const link = this.hostUplink[host] as number;
+    const link = this.hostUplink[host]!;
     if (link >= 0) this.kick(link);
   }
 
@@ -165,7 +165,7 @@ export abstract class PacketNetwork {
    */
   kick(link: number): void {
     if (this.txPending[link] === 1) return;
-    const until = this.busyUntil[link] as number;
+    const until = this.busyUntil[link]!;
     if (this.now >= until) {
       this.startTx(link);
     } else {
@@ -189,12 +189,12 @@ export abstract class PacketNetwork {
   private startTx(link: number): void {
     const queues = this.queues;
     const cls = queues.nextClass(link, this.paused[link] === 1);
-    const from = this.linkFrom[link] as number;
+    const from = this.linkFrom[link]!;
     let p = -1;
     if (cls >= 0) {
       p = queues.dequeue(link, cls);
       if (this.isHost[from] === 0) {
-        this.buffers.release(from, cls, this.pool.ingress[p] as number, this.pool.wire[p] as number);
+        this.buffers.release(from, cls, this.pool.ingress[p]!, this.pool.wire[p]!);
         // ECN is marked at dequeue, on the queue the packet leaves behind (as DCQCN's CP and
         // ns-3's HPCC switch do): the congestion signal is not delayed by the queue itself.
         if (this.ecnOn && this.pool.ecn[p] === 1) this.markEcn(p, link * CLASS_COUNT + cls);
@@ -203,12 +203,12 @@ export abstract class PacketNetwork {
       p = this.pullFromHost(from, link);
     }
     if (p < 0) return;
-    const end = this.now + Math.ceil((this.pool.wire[p] as number) * (this.psPerByte[link] as number));
+    const end = this.now + Math.ceil(this.pool.wire[p]! * this.psPerByte[link]!);
     this.packetHops++;
     this.busyUntil[link] = end;
     // htb (sch_htb.c): a class with tokens dequeues the packet now and is charged its length after.
     const departs = this.chargedAfter[link] === 1 ? this.now : end;
-    this.schedule(departs + (this.delayPs[link] as number), EV_ARRIVE, p);
+    this.schedule(departs + this.delayPs[link]!, EV_ARRIVE, p);
     // Look again at the end only if something is waiting (a host may have more to pull).
     if (this.isHost[from] === 1 || queues.hasWaiting(link)) {
       this.txPending[link] = 1;
@@ -217,7 +217,7 @@ export abstract class PacketNetwork {
   }
 
   private markEcn(p: number, q: number): void {
-    const probability = this.buffers.markProbability(this.queues.classBytes[q] as number);
+    const probability = this.buffers.markProbability(this.queues.classBytes[q]!);
     if (probability > 0 && (probability >= 1 || this.rng.next() < probability)) {
       this.pool.ecn[p] = 2;
       this.ecnMarks++;
@@ -225,16 +225,16 @@ export abstract class PacketNetwork {
   }
 
   private pullFromHost(host: number, link: number): number {
-    const conns = this.hostConns[host] as Connection[];
+    const conns = this.hostConns[host]!;
     const n = conns.length;
     if (n === 0) return -1;
     const now = this.now;
-    const start = this.rr[host] as number;
+    const start = this.rr[host]!;
     const paused = this.paused[link] === 1;
     let wake = Infinity;
     for (let i = 0; i < n; i++) {
       const index = (start + i) % n;
-      const conn = conns[index] as Connection;
+      const conn = conns[index]!;
       if (paused && conn.cls === CLS_LOSSLESS) continue;
       const ready = conn.readiness(now);
       if (ready <= now) {
@@ -243,7 +243,7 @@ export abstract class PacketNetwork {
       }
       if (ready < wake) wake = ready;
     }
-    if (wake < (this.wakeAt[host] as number)) {
+    if (wake < this.wakeAt[host]!) {
       this.wakeAt[host] = wake;
       this.schedule(wake, EV_HOST_WAKE, host);
     }
@@ -253,39 +253,39 @@ export abstract class PacketNetwork {
   /** EV_ARRIVE: a packet reached the end of its current hop. */
   protected onArrive(p: number): void {
     const pool = this.pool;
-    const conn = this.connections[pool.conn[p] as number] as Connection;
+    const conn = this.connections[pool.conn[p]!]!;
     const isData = pool.kind[p] === KIND_DATA;
     const route = isData ? conn.forward : conn.reverse;
-    const hop = pool.hop[p] as number;
-    const link = route[hop] as number;
+    const hop = pool.hop[p]!;
+    const link = route[hop]!;
     const lossy = this.lossProbability;
     if (lossy !== null) {
-      const loss = lossy[link] as number;
+      const loss = lossy[link]!;
       if (loss > 0 && this.rng.next() < loss) {
         this.drops++;
         this.randomDrops++;
-        this.dropsByLink[link] = (this.dropsByLink[link] as number) + 1;
+        this.dropsByLink[link] = this.dropsByLink[link]! + 1;
         pool.free(p);
         return;
       }
     }
-    const node = this.linkTo[link] as number;
+    const node = this.linkTo[link]!;
     if (this.isHost[node] === 1) {
       if (isData) conn.onData(p);
       else conn.onControl(p);
       pool.free(p);
       return;
     }
-    const out = route[hop + 1] as number;
+    const out = route[hop + 1]!;
     pool.hop[p] = hop + 1;
-    const cls = pool.cls[p] as number;
-    const wire = pool.wire[p] as number;
+    const cls = pool.cls[p]!;
+    const wire = pool.wire[p]!;
     const buffers = this.buffers;
     if (cls === CLS_LOSSLESS && this.stormed[out] === 1) {
       // A stormed queue takes nothing while the watchdog holds it (SONiC/Junos "drop" action).
       this.drops++;
       this.pfc.watchdogDrops++;
-      this.dropsByLink[out] = (this.dropsByLink[out] as number) + 1;
+      this.dropsByLink[out] = this.dropsByLink[out]! + 1;
       pool.free(p);
       return;
     }
@@ -294,14 +294,14 @@ export abstract class PacketNetwork {
       admitted = buffers.admitLossless(node, link, wire);
       pool.ingress[p] = link;
     } else if (cls === CLS_LOSSY) {
-      admitted = buffers.admitLossy(node, this.queues.classBytes[out * CLASS_COUNT + cls] as number, wire);
+      admitted = buffers.admitLossy(node, this.queues.classBytes[out * CLASS_COUNT + cls]!, wire);
     } else {
       admitted = buffers.admitOther(node, wire);
     }
     if (admitted === ADMIT_DROP) {
       this.drops++;
       if (cls === CLS_LOSSLESS) this.losslessDrops++;
-      this.dropsByLink[out] = (this.dropsByLink[out] as number) + 1;
+      this.dropsByLink[out] = this.dropsByLink[out]! + 1;
       pool.free(p);
       return;
     }

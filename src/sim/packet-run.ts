@@ -43,7 +43,7 @@ export function bufferConfigOf(scenario: Scenario, topology: Topology): BufferCo
     const response = new Float64Array(topology.links.length);
     for (const link of topology.links) {
       if (topology.nodes[link.to]?.kind !== 'switch') continue;
-      headroom[link.id] = sw.pfc.headroom === 'auto' ? (bounds[link.id] as number) : sw.pfc.headroom;
+      headroom[link.id] = sw.pfc.headroom === 'auto' ? bounds[link.id]! : sw.pfc.headroom;
       response[link.id] = Math.round(pfcResponseDelayNs(scenario, link.rateBps) * 1000);
     }
     pfc = {
@@ -113,7 +113,7 @@ function roceConfigOf(scenario: Scenario, lineRateBps: number): RoceConfig {
 export function routeTimePs(topology: Topology, route: ArrayLike<number>, wire: number): number {
   let total = 0;
   for (let i = 0; i < route.length; i++) {
-    const link = topology.links[route[i] as number];
+    const link = topology.links[route[i]!];
     if (!link) continue;
     total += Math.ceil((wire * 8e12) / link.rateBps) + Math.round(link.delayNs * 1000);
   }
@@ -182,7 +182,7 @@ export function runPacket(
       const hash = connectionEcmpHash(id, seed);
       const forward = Int32Array.from(topology.route(src, dst, hash));
       const reverse = Int32Array.from(topology.route(dst, src, hash));
-      const lineRate = topology.links[forward[0] as number]?.rateBps ?? hostRateBps;
+      const lineRate = topology.links[forward[0]!]?.rateBps ?? hostRateBps;
       if (transport === 'tcp') {
         const rtt =
           routeTimePs(topology, forward, tcpWireBytes(tcpConfig.mssBytes)) +

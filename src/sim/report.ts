@@ -67,15 +67,15 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     pausedLinkPs += sim.pfc.pausedNow(link);
     allLinks.push(link);
     if (topology.nodes[topology.links[link]?.from ?? 0]?.kind === 'switch')
-      peakQueue = Math.max(peakQueue, sim.peakPortBytes[link] as number);
+      peakQueue = Math.max(peakQueue, sim.peakPortBytes[link]!);
   }
   // Busiest ports by peak queue, and most paused links.
   const switchPorts = [...Array(linkCount).keys()].filter(
     (l) => topology.nodes[topology.links[l]?.from ?? 0]?.kind === 'switch',
   );
   const byPeak = switchPorts
-    .filter((l) => (sim.peakPortBytes[l] as number) > 0)
-    .sort((a, b) => (sim.peakPortBytes[b] as number) - (sim.peakPortBytes[a] as number) || a - b);
+    .filter((l) => sim.peakPortBytes[l]! > 0)
+    .sort((a, b) => sim.peakPortBytes[b]! - sim.peakPortBytes[a]! || a - b);
   const byPause = [...Array(linkCount).keys()]
     .filter((l) => sim.pfc.pausedNow(l) > 0)
     .sort((a, b) => sim.pfc.pausedNow(b) - sim.pfc.pausedNow(a) || a - b);
@@ -116,10 +116,10 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
     ports: [...new Set([...byPause.slice(0, PORTS_PER_RANKING), ...byPeak.slice(0, PORTS_PER_RANKING)])].map(
       (link) => ({
         link: linkName(topology, link),
-        peakQueueBytes: sim.peakPortBytes[link] as number,
+        peakQueueBytes: sim.peakPortBytes[link]!,
         pausedTimeUs: sim.pfc.pausedNow(link) / 1e6,
-        pauseFramesReceived: sim.pfc.pauseFrames[link] as number,
-        drops: sim.dropsByLink[link] as number,
+        pauseFramesReceived: sim.pfc.pauseFrames[link]!,
+        drops: sim.dropsByLink[link]!,
       }),
     ),
     workloads: workloads.map((w, i) => ({ name: w.name, kind: w.kind, ...reports[i]?.metrics })),
@@ -131,25 +131,24 @@ export function buildPacketReport(run: PacketRun, topology: Topology): PacketRep
   for (const link of byPeak.slice(0, TOP_PORTS)) {
     const points = [];
     for (let i = 0; i < s.count; i++)
-      points.push({ timeUs: (s.times[i] as number) / 1e6, bytes: s.queues[i * linkCount + link] as number });
+      points.push({ timeUs: s.times[i]! / 1e6, bytes: s.queues[i * linkCount + link]! });
     series.push({ name: `queue ${linkName(topology, link)}`, unit: 'bytes', points });
   }
   for (const link of byPause.slice(0, TOP_PORTS)) {
     const points = [];
     for (let i = 1; i < s.count; i++) {
-      const dt = (s.times[i] as number) - (s.times[i - 1] as number);
-      const dp =
-        (s.paused[i * linkCount + link] as number) - (s.paused[(i - 1) * linkCount + link] as number);
-      points.push({ timeUs: (s.times[i] as number) / 1e6, pausedFraction: dt > 0 ? dp / dt : 0 });
+      const dt = s.times[i]! - s.times[i - 1]!;
+      const dp = s.paused[i * linkCount + link]! - s.paused[(i - 1) * linkCount + link]!;
+      points.push({ timeUs: s.times[i]! / 1e6, pausedFraction: dt > 0 ? dp / dt : 0 });
     }
     series.push({ name: `paused ${linkName(topology, link)}`, unit: 'fraction of time', points });
   }
   const goodput = [];
   for (let i = 1; i < s.count; i++) {
-    const dt = (s.times[i] as number) - (s.times[i - 1] as number);
-    const db = (s.delivered[i] as number) - (s.delivered[i - 1] as number);
+    const dt = s.times[i]! - s.times[i - 1]!;
+    const db = s.delivered[i]! - s.delivered[i - 1]!;
     goodput.push({
-      timeUs: (s.times[i] as number) / 1e6,
+      timeUs: s.times[i]! / 1e6,
       goodputGbps: dt > 0 ? (db * 8) / (dt / 1e12) / 1e9 : 0,
     });
   }

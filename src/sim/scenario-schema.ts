@@ -266,7 +266,7 @@ const SIM_KIND_BY_SPELLING: Readonly<Record<string, SimCollectiveKind>> = Object
 );
 const collectiveKind = z
   .enum(Object.keys(SIM_KIND_BY_SPELLING) as [string, ...string[]])
-  .transform((name) => SIM_KIND_BY_SPELLING[name] as SimCollectiveKind);
+  .transform((name) => SIM_KIND_BY_SPELLING[name]!);
 
 function isSimCollectiveKind(name: string): name is SimCollectiveKind {
   return (SIM_COLLECTIVE_KINDS as readonly string[]).includes(name);

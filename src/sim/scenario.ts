@@ -199,7 +199,7 @@ export function validateScenario(
       ports.set(link.from, (ports.get(link.from) ?? 0) + 1);
       const h =
         pfc.headroom === 'auto'
-          ? (bounds[link.id] as number)
+          ? bounds[link.id]!
           : topology.nodes[link.to]?.kind === 'switch'
             ? pfc.headroom
             : 0;

@@ -89,17 +89,13 @@ export class Simulator extends PacketNetwork implements SimContext {
 
   delivered(conn: Connection): void {
     const ends = conn.messageEnds;
-    while (conn.messageHead < ends.length && conn.delivered >= (ends[conn.messageHead] as number)) {
+    while (conn.messageHead < ends.length && conn.delivered >= ends[conn.messageHead]!) {
       const i = conn.messageHead++;
-      const end = ends[i] as number;
-      const start = i === 0 ? 0 : (ends[i - 1] as number);
+      const end = ends[i]!;
+      const start = i === 0 ? 0 : ends[i - 1]!;
       this.deliveredBytes += end - start;
-      this.messageFctPs.push(this.now - (conn.messageOfferedPs[i] as number));
-      this.listeners[this.connListener[conn.id] as number]?.onMessage(
-        conn,
-        conn.messageTags[i] as number,
-        this.now,
-      );
+      this.messageFctPs.push(this.now - conn.messageOfferedPs[i]!);
+      this.listeners[this.connListener[conn.id]!]?.onMessage(conn, conn.messageTags[i]!, this.now);
     }
   }
 
@@ -112,11 +108,11 @@ export class Simulator extends PacketNetwork implements SimContext {
     s.delivered[row] = this.deliveredBytes;
     const offset = row * n;
     for (let link = 0; link < n; link++) {
-      s.queues[offset + link] = portBytes[link] as number;
+      s.queues[offset + link] = portBytes[link]!;
       s.paused[offset + link] = this.pfc.pausedNow(link);
     }
     const c = s.connCount;
-    for (let i = 0; i < c; i++) s.connDelivered[row * c + i] = (this.connections[i] as Connection).delivered;
+    for (let i = 0; i < c; i++) s.connDelivered[row * c + i] = this.connections[i]!.delivered;
   }
 
   private allDone(): boolean {

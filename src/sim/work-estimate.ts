@@ -381,7 +381,7 @@ export function checkWork(scenario: Scenario, mode: WorkMode, locate: Locate): v
   const limits = [WORK_LIMITS.memoryBytes, heapLimit, workLimit];
   checks.forEach((check, i) => {
     const value = check.measure(estimate);
-    const limit = limits[i] as number;
+    const limit = limits[i]!;
     if (!(value > limit)) return;
     const path = blame(scenario, mode, topo, shapes, estimate, check.measure, i === 2);
     throw semanticError(

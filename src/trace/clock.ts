@@ -49,9 +49,7 @@ export function estimateClockOffsets(
       for (const ends of perCollective) {
         const own = ends.get(host);
         if (own === undefined) continue;
-        const refs = [...aligned]
-          .filter((h) => ends.has(h))
-          .map((h) => (ends.get(h) as number) + (offsetsUs[h] as number));
+        const refs = [...aligned].filter((h) => ends.has(h)).map((h) => ends.get(h)! + offsetsUs[h]!);
         if (refs.length > 0) diffs.push(median(refs) - own);
       }
       if (diffs.length > 0 && (!best || diffs.length > best.diffs.length)) best = { host, diffs };

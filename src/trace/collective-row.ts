@@ -50,7 +50,7 @@ export function collectiveRow(
   model: TraceModel | undefined,
 ): TraceCollectiveRow {
   const entries = m.entries;
-  const first = entries[0] as MatchedEntry;
+  const first = entries[0]!;
   let last = first;
   let earliest = first.startUs;
   for (const e of entries) {

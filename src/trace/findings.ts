@@ -54,15 +54,15 @@ export function belowModelFindings(rows: readonly TraceCollectiveRow[], fabric: 
   }
   const out: Finding[] = [];
   for (const { rows: list, bound } of groups.values()) {
-    const first = list[0] as TraceCollectiveRow;
-    const fractions = list.map((r) => r.modelFraction as number);
+    const first = list[0]!;
+    const fractions = list.map((r) => r.modelFraction!);
     const worst = Math.min(...fractions);
     const best = Math.max(...fractions);
     out.push(
       makeFinding('trace.below-model', {
         // One traced rank: its duration includes waiting for the others, so a low fraction is only a hint.
         severity: bound ? 'warn' : 'error',
-        message: `${list.length} x ${first.op} of ${first.sizeBytes} bytes in group ${first.group} ran at ${pct(worst)}${list.length > 1 ? `-${pct(best)}` : ''} of what ${fabric} should give (${us(first.predictedUs as number)} predicted, ${us(first.trueTimeUs ?? Number.NaN)} true time)${bound ? '; one rank traced, so the time includes its wait' : ''}`,
+        message: `${list.length} x ${first.op} of ${first.sizeBytes} bytes in group ${first.group} ran at ${pct(worst)}${list.length > 1 ? `-${pct(best)}` : ''} of what ${fabric} should give (${us(first.predictedUs!)} predicted, ${us(first.trueTimeUs ?? Number.NaN)} true time)${bound ? '; one rank traced, so the time includes its wait' : ''}`,
         op: first.op,
         sizeBytes: first.sizeBytes,
         group: first.group,
@@ -133,7 +133,7 @@ export function rankList(ranks: readonly number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < sorted.length;) {
     let j = i;
-    while (j + 1 < sorted.length && (sorted[j + 1] as number) === (sorted[j] as number) + 1) j++;
+    while (j + 1 < sorted.length && sorted[j + 1]! === sorted[j]! + 1) j++;
     parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : `${sorted[i]}`);
     i = j + 1;
   }

@@ -7,15 +7,15 @@
 export function mergeIntervals(flat: readonly number[]): number[] {
   const pairs: [number, number][] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
-    const start = flat[i] as number;
-    const end = flat[i + 1] as number;
+    const start = flat[i]!;
+    const end = flat[i + 1]!;
     if (end > start) pairs.push([start, end]);
   }
   pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: number[] = [];
   for (const [start, end] of pairs) {
     const last = out.length - 1;
-    if (last > 0 && start <= (out[last] as number)) out[last] = Math.max(out[last] as number, end);
+    if (last > 0 && start <= out[last]!) out[last] = Math.max(out[last]!, end);
     else out.push(start, end);
   }
   return out;
@@ -25,8 +25,8 @@ export function mergeIntervals(flat: readonly number[]): number[] {
 export function clipIntervals(merged: readonly number[], from: number, to: number): number[] {
   const out: number[] = [];
   for (let i = 0; i + 1 < merged.length; i += 2) {
-    const start = Math.max(merged[i] as number, from);
-    const end = Math.min(merged[i + 1] as number, to);
+    const start = Math.max(merged[i]!, from);
+    const end = Math.min(merged[i + 1]!, to);
     if (end > start) out.push(start, end);
   }
   return out;
@@ -37,13 +37,13 @@ export function subtractIntervals(a: readonly number[], b: readonly number[]): n
   const out: number[] = [];
   let j = 0;
   for (let i = 0; i + 1 < a.length; i += 2) {
-    let start = a[i] as number;
-    const end = a[i + 1] as number;
-    while (j + 1 < b.length && (b[j + 1] as number) <= start) j += 2;
+    let start = a[i]!;
+    const end = a[i + 1]!;
+    while (j + 1 < b.length && b[j + 1]! <= start) j += 2;
     let k = j;
-    while (k + 1 < b.length && (b[k] as number) < end) {
-      const bStart = b[k] as number;
-      const bEnd = b[k + 1] as number;
+    while (k + 1 < b.length && b[k]! < end) {
+      const bStart = b[k]!;
+      const bEnd = b[k + 1]!;
       if (bStart > start) out.push(start, bStart);
       start = Math.max(start, bEnd);
       if (start >= end) break;
@@ -57,7 +57,7 @@ export function subtractIntervals(a: readonly number[], b: readonly number[]): n
 /** Total length of a merged list. */
 export function intervalLength(merged: readonly number[]): number {
   let total = 0;
-  for (let i = 0; i + 1 < merged.length; i += 2) total += (merged[i + 1] as number) - (merged[i] as number);
+  for (let i = 0; i + 1 < merged.length; i += 2) total += merged[i + 1]! - merged[i]!;
   return total;
 }
 
@@ -72,13 +72,13 @@ export function lastEndAtOrBefore(merged: readonly number[], t: number): number 
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if ((merged[2 * mid] as number) < t) {
+    if (merged[2 * mid]! < t) {
       found = mid;
       lo = mid + 1;
     } else hi = mid - 1;
   }
   if (found < 0) return null;
-  const end = merged[2 * found + 1] as number;
+  const end = merged[2 * found + 1]!;
   return end <= t ? end : t;
 }
 
@@ -86,7 +86,5 @@ export function lastEndAtOrBefore(merged: readonly number[], t: number): number 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

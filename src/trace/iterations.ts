@@ -31,7 +31,7 @@ export function iterationTerms(
 ): TraceIteration[] {
   const steps = new Map<number, TraceIteration>();
   for (const r of ranks) {
-    const b = busy.get(r.rank) as RankBusy;
+    const b = busy.get(r.rank)!;
     for (const s of r.facts.steps) {
       if (!keep(s.step)) continue;
       let it = steps.get(s.step);

@@ -46,7 +46,7 @@ export function gpuPresetForDevice(device: string): GpuSpec | null {
   const words = new Set(tokens(device));
   let best: { gpu: GpuSpec; score: number } | null = null;
   for (const gpu of gpuPresets) {
-    const family = gpu.id.split('-')[0] as string;
+    const family = gpu.id.split('-')[0]!;
     if (!words.has(family)) continue;
     const nameWords = tokens(gpu.name);
     // A PCIe card says so in its name ("NVIDIA H100 PCIe"); "NVIDIA H100 80GB HBM3" is the SXM part.
@@ -94,7 +94,7 @@ export function modelFor(
   }
   if (!resolvedJob && fabric === undefined)
     throw new UsageError('a model needs --fabric F or --job JOB.yaml');
-  const fabricSpec = resolvedJob ? resolvedJob.cluster.fabric : resolveFabric(fabric as string);
+  const fabricSpec = resolvedJob ? resolvedJob.cluster.fabric : resolveFabric(fabric!);
   const cluster = resolvedJob?.cluster;
   const predict = (
     op: string,

@@ -47,8 +47,7 @@ const GATHER_FACTOR = /\(\s*([\w.]+)\s*-\s*1\s*\)\s*\/\s*\1\b/;
 
 function opNamesIn(text: string): Set<string> {
   const names = new Set<string>();
-  for (const match of text.matchAll(QUOTED))
-    if (OP_NAMES.has(match[2] as string)) names.add(match[2] as string);
+  for (const match of text.matchAll(QUOTED)) if (OP_NAMES.has(match[2]!)) names.add(match[2]!);
   return names;
 }
 
@@ -223,7 +222,7 @@ describe('scenarios: all_reduce and allreduce are one workload', () => {
 
   it('packet mode reports the busbw of the ring all_reduce with the vocabulary factor', () => {
     const workload = result('all_reduce', 'packet').metrics.workloads[0] as Record<string, number>;
-    expect(workload.busbwGBps).toBe((workload.algbwGBps as number) * busbwFactor('all_reduce', 4));
+    expect(workload.busbwGBps).toBe(workload.algbwGBps! * busbwFactor('all_reduce', 4));
   });
 
   for (const [nccl, compact] of [

@@ -60,7 +60,7 @@ function mutate(buffer: Buffer, step: Mutation): Buffer {
 
 const mutatedDump = fc
   .tuple(fc.nat({ max: dumps.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 5 }))
-  .map(([index, steps]) => steps.reduce((buffer, step) => mutate(buffer, step), dumps[index] as Buffer));
+  .map(([index, steps]) => steps.reduce((buffer, step) => mutate(buffer, step), dumps[index]!));
 
 /** Facts or an InputError; facts must keep the shapes the trace engine relies on. */
 function readOrInputError(buffer: Buffer): TraceRankFacts | null {

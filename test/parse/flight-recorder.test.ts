@@ -32,7 +32,7 @@ function bySeq(facts: TraceRankFacts, seq: number, group = '0'): TraceCollective
 
 /** startUs back to absolute nanoseconds: exact, since startUs is a BigInt difference / 1000. */
 function absoluteStartNs(facts: TraceRankFacts, c: TraceCollective): bigint {
-  return BigInt(facts.clockBaseNs as string) + BigInt(Math.round(c.startUs * 1000));
+  return BigInt(facts.clockBaseNs!) + BigInt(Math.round(c.startUs * 1000));
 }
 
 describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
@@ -48,7 +48,7 @@ describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
       expect(facts.steps).toEqual([]);
       expect(facts.computeBusy).toEqual([]);
     }
-    const first = bySeq(ranks[0] as TraceRankFacts, 1);
+    const first = bySeq(ranks[0]!, 1);
     expect(first).toMatchObject({
       group: '0',
       groupDesc: 'default_pg',
@@ -58,7 +58,7 @@ describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
       name: 'nccl:all_reduce',
       state: 'completed',
     });
-    expect(bySeq(ranks[0] as TraceRankFacts, 1, '1')).toMatchObject({
+    expect(bySeq(ranks[0]!, 1, '1')).toMatchObject({
       groupDesc: 'mesh_dp',
       op: 'all_gather',
       name: 'nccl:_all_gather_base',
@@ -66,7 +66,7 @@ describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
   });
 
   it('seq is NCCL’s collective_seq_id, and p2p_seq_id for send/recv', () => {
-    const rank0 = ranks[0] as TraceRankFacts;
+    const rank0 = ranks[0]!;
     expect(rank0.collectives.map((c) => [c.group, c.seq, c.op])).toEqual([
       ['0', 1, 'all_reduce'],
       ['0', 2, 'all_reduce'],
@@ -76,35 +76,35 @@ describe('readFlightRecorder: a straggler across 4 ranks (protocol 2)', () => {
       ['1', 1, 'all_gather'],
       ['0', 1, 'send'],
     ]);
-    expect((ranks[1] as TraceRankFacts).collectives.at(-1)).toMatchObject({
+    expect(ranks[1]!.collectives.at(-1)).toMatchObject({
       seq: 1,
       op: 'recv',
       name: 'nccl:recv 1<-0',
     });
-    expect((ranks[2] as TraceRankFacts).collectives).toHaveLength(6);
+    expect(ranks[2]!.collectives).toHaveLength(6);
   });
 
   it('sizes the nccl-tests way: all_reduce the buffer, all_gather the output, send/recv one side', () => {
-    const rank0 = ranks[0] as TraceRankFacts;
+    const rank0 = ranks[0]!;
     expect(bySeq(rank0, 1).sizeBytes).toBe(1048576 * 4);
     expect(bySeq(rank0, 1).dtype).toBe('Float');
     expect(bySeq(rank0, 1, '1').sizeBytes).toBe(1048576 * 2);
     expect(rank0.collectives.at(-1)?.sizeBytes).toBe(4096 * 4);
-    expect((ranks[1] as TraceRankFacts).collectives.at(-1)?.sizeBytes).toBe(4096 * 4);
+    expect(ranks[1]!.collectives.at(-1)?.sizeBytes).toBe(4096 * 4);
   });
 
   it('shows the injected delay: rank 2 starts collective 4 late by 1500 us; the others wait for it', () => {
     // Rank r's entries are created r x 3 us after rank 0's (make_dumps.py).
     const starts = ranks.map((facts) => absoluteStartNs(facts, bySeq(facts, 4)));
-    expect(starts.map((ns) => ns - (starts[0] as bigint))).toEqual([0n, 3_000n, 1_500_000n + 6_000n, 9_000n]);
+    expect(starts.map((ns) => ns - starts[0]!)).toEqual([0n, 3_000n, 1_500_000n + 6_000n, 9_000n]);
     expect(ranks.map((facts) => bySeq(facts, 4).durUs)).toEqual([1700, 1700, 200, 1700]);
     expect(ranks.map((facts) => bySeq(facts, 3).durUs)).toEqual([200, 200, 200, 200]);
   });
 
   it('startNs and clockBaseNs are exact decimal strings, and startUs is measured from the base', () => {
-    const rank2 = ranks[2] as TraceRankFacts;
+    const rank2 = ranks[2]!;
     expect(rank2.clockBaseNs).toBe((T0 + 6_000n).toString());
-    for (const c of rank2.collectives) expect(absoluteStartNs(rank2, c)).toBe(BigInt(c.startNs as string));
+    for (const c of rank2.collectives) expect(absoluteStartNs(rank2, c)).toBe(BigInt(c.startNs!));
     expect(bySeq(rank2, 1).startUs).toBe(20);
     expect(bySeq(rank2, 4).startUs).toBe(30_000 + 20 + 1500);
   });
@@ -118,7 +118,7 @@ describe('readFlightRecorder: exact nanoseconds (protocol 5)', () => {
     expect(Number(T0)).toBe(Number(T0 + 1n));
     expect(rank0.clockBaseNs).toBe('1733011200123456789');
     expect(rank1.clockBaseNs).toBe('1733011200123456790');
-    expect(BigInt(rank1.clockBaseNs as string) - BigInt(rank0.clockBaseNs as string)).toBe(1n);
+    expect(BigInt(rank1.clockBaseNs!) - BigInt(rank0.clockBaseNs!)).toBe(1n);
     expect(rank0.collectives.map((c) => c.startNs)).toEqual(['1733011200123456789', '1733011200123456791']);
     expect(rank0.collectives.map((c) => c.startUs)).toEqual([0, 0.002]);
     expect(rank1.collectives.map((c) => c.startUs)).toEqual([0, 0.001]);
@@ -235,9 +235,9 @@ describe('readTraceFiles recognises flight-recorder dumps by their first bytes',
     const ranks = await readTraceFiles([join(FIXTURES, 'straggler-p2')]);
     expect(ranks.map((facts) => facts.clockBaseNs)).toEqual([T0, T0, T0, T0].map(String));
     const seq4 = ranks.map((facts) => bySeq(facts, 4).startUs);
-    expect(seq4.map((us) => us - (seq4[0] as number))).toEqual([0, 3, 1506, 9]);
+    expect(seq4.map((us) => us - seq4[0]!)).toEqual([0, 3, 1506, 9]);
     for (const facts of ranks)
-      for (const c of facts.collectives) expect(absoluteStartNs(facts, c)).toBe(BigInt(c.startNs as string));
+      for (const c of facts.collectives) expect(absoluteStartNs(facts, c)).toBe(BigInt(c.startNs!));
   });
 
   it('a gzipped dump under any name reads the same as the pickle', async () => {

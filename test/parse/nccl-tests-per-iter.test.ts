@@ -56,7 +56,7 @@ function perIterRow(
 /** writeResultHeader with per_iter_timing (the `%7s`/`%6s` column titles). */
 function perIterHeader(): string[] {
   const f = (values: string[], widths: number[]): string =>
-    values.map((v, i) => v.padStart(widths[i] as number)).join('  ');
+    values.map((v, i) => v.padStart(widths[i]!)).join('  ');
   const widths = [10, 12, 8, 6, 6, 7, 6, 6, 6, 7, 7, 7, 7, 7, 6, 6, 6, 7, 7, 7, 7];
   return [
     `# ${f(['', '', '', '', ''], [10, 12, 8, 6, 6])}              out-of-place (+ per-iteration)                                in-place (+ per-iteration)`,
@@ -68,7 +68,7 @@ function perIterHeader(): string[] {
 function only(text: string): NcclTestsTest {
   const tests = parseNcclTests(text).facts.tests;
   expect(tests).toHaveLength(1);
-  return tests[0] as NcclTestsTest;
+  return tests[0]!;
 }
 
 describe('nccl-tests -I 1 text table', () => {
@@ -128,7 +128,7 @@ describe('nccl-tests -I 1 text table', () => {
   });
 
   it('a row cut inside its per-iteration columns is not kept', () => {
-    const cut = (rows[1] as string).slice(0, -12);
+    const cut = rows[1]!.slice(0, -12);
     const test = only([...HEADER_2_19, ...perIterHeader(), rows[0], cut, ...footer('35.1')].join('\n'));
     expect(test.rows).toHaveLength(1);
     expect(test.warnings.length).toBeGreaterThan(0);
@@ -147,12 +147,12 @@ describe('nccl-tests -J report with per-iteration timing', () => {
   const stdev = Math.sqrt(times.reduce((s, t) => s + (t - avg) ** 2, 0) / times.length);
   const perIter = [
     `"skipped_iterations":0`,
-    `"min_us":${lf(sorted[0] as number)}`,
-    `"max_us":${lf(sorted[9] as number)}`,
+    `"min_us":${lf(sorted[0]!)}`,
+    `"max_us":${lf(sorted[9]!)}`,
     `"avg_us":${lf(avg)}`,
-    `"p50_us":${lf(sorted[5] as number)}`,
-    `"p95_us":${lf(sorted[9] as number)}`,
-    `"p99_us":${lf(sorted[9] as number)}`,
+    `"p50_us":${lf(sorted[5]!)}`,
+    `"p95_us":${lf(sorted[9]!)}`,
+    `"p99_us":${lf(sorted[9]!)}`,
     `"stdev_us":${lf(stdev)}`,
     `"cv_pct":${lf((stdev / avg) * 100)}`,
     `"times_us":[${times.map(lf).join(',')}]`,
@@ -191,7 +191,7 @@ describe('nccl-tests -J report with per-iteration timing', () => {
     const stats = only(json).rows[0]?.outOfPlace.perIteration;
     const list = [...(stats?.timesUs ?? [])].sort((a, b) => a - b);
     const percentile = (p: number): number =>
-      list[Math.min(list.length - 1, Math.floor((list.length * p + 99) / 100) - 1)] as number;
+      list[Math.min(list.length - 1, Math.floor((list.length * p + 99) / 100) - 1)]!;
     expect([list[0], list.at(-1), percentile(99), percentile(95), list[Math.floor(list.length / 2)]]).toEqual(
       [stats?.minUs, stats?.maxUs, stats?.p99Us, stats?.p95Us, stats?.p50Us],
     );

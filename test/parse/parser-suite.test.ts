@@ -13,7 +13,6 @@ import {
   findParser,
   NotThisKindError,
   rawParsers,
-  type Parser,
 } from '../../src/parse/index.js';
 import { expectGoldenJson } from '../helpers/golden.js';
 import {
@@ -53,7 +52,7 @@ function chunks(text: string, size: number): Buffer[] {
 
 for (const raw of rawParsers) {
   const kind = raw.kind;
-  const pasteReading = findParser(kind) as Parser;
+  const pasteReading = findParser(kind)!;
   const own = ownFixtures(kind);
   const samples = realOutputs(kind).map((fixture) => fixture.text);
 

@@ -61,7 +61,7 @@ describe('SwitchBuffers', () => {
 
   it('dynamic threshold: a lossy queue may hold alpha x the free buffer', () => {
     const { buffers } = make(0, 0);
-    const pool = buffers.poolBytes[SWITCH] as number;
+    const pool = buffers.poolBytes[SWITCH]!;
     let queue = 0;
     while (buffers.admitLossy(SWITCH, queue, 1000) !== ADMIT_DROP) queue += 1000;
     // q <= alpha (B - q) with alpha = 1: half the pool.

@@ -40,9 +40,9 @@ function fairness(flows: number, seed: number) {
   let inside = 0;
   let total = 0;
   for (let i = 0; i < s.count; i++) {
-    const t = s.times[i] as number;
+    const t = s.times[i]!;
     if (t < from || t > to) continue;
-    const q = s.queues[i * topology.links.length + bottleneck] as number;
+    const q = s.queues[i * topology.links.length + bottleneck]!;
     total++;
     if (q >= KMIN && q <= KMAX) inside++;
   }

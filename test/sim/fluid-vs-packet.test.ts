@@ -6,7 +6,7 @@ import { scenarioOf } from './helpers.js';
 function completionUs(raw: Record<string, unknown>, mode: 'packet' | 'fluid'): number {
   const result = runScenario(scenarioOf(raw), { mode });
   expect(result.metrics.status).toBe('done');
-  return result.metrics.completionTimeUs as number;
+  return result.metrics.completionTimeUs!;
 }
 
 const cases: [string, Record<string, unknown>][] = [

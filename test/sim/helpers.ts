@@ -24,11 +24,11 @@ export function sampledRateBps(run: PacketRun, conn: number, fromPs: number, toP
   let i0 = -1;
   let i1 = -1;
   for (let i = 0; i < s.count; i++) {
-    const t = s.times[i] as number;
+    const t = s.times[i]!;
     if (i0 < 0 && t >= fromPs) i0 = i;
     if (t <= toPs) i1 = i;
   }
   if (i0 < 0 || i1 <= i0) throw new Error('window holds fewer than two samples');
-  const bytes = (s.connDelivered[i1 * c + conn] as number) - (s.connDelivered[i0 * c + conn] as number);
-  return (bytes * 8) / (((s.times[i1] as number) - (s.times[i0] as number)) / 1e12);
+  const bytes = s.connDelivered[i1 * c + conn]! - s.connDelivered[i0 * c + conn]!;
+  return (bytes * 8) / ((s.times[i1]! - s.times[i0]!) / 1e12);
 }

@@ -29,7 +29,7 @@ describe('random loss on a host port', () => {
     expect(run.sim.randomDrops).toBeGreaterThan(0.5 * 0.01 * packets);
     expect(run.sim.randomDrops).toBeLessThan(2 * 0.01 * packets);
     for (const link of topology.links) {
-      const drops = run.sim.dropsByLink[link.id] as number;
+      const drops = run.sim.dropsByLink[link.id]!;
       if (link.from !== 1 && link.to !== 1) expect(drops).toBe(0);
     }
     expect(run.sim.drops).toBe(run.sim.randomDrops);

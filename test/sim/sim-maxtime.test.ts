@@ -36,7 +36,7 @@ async function simJson(
     stderr: run.stderr,
     envelope,
     metrics,
-    workload: (metrics.workloads as Json[])[0] as Json,
+    workload: (metrics.workloads as Json[])[0]!,
   };
 }
 
@@ -67,7 +67,7 @@ describe('sim: a run cut short by maxTime', () => {
     const busbw = workload.busbwGBps as number;
     expect(busbw).toBeGreaterThan(1);
     expect(busbw).toBeLessThan(1.25);
-    expect(busbw).toBeCloseTo(((4 * 2 ** 20) / ((times[0] as number) * 1e3)) * 1.5, 9);
+    expect(busbw).toBeCloseTo(((4 * 2 ** 20) / (times[0]! * 1e3)) * 1.5, 9);
     // Goodput over the 10 ms the run lasted, not over a "completion time" of 0.
     expect(metrics.goodputGbps as number).toBeGreaterThan(5);
     expect(metrics.goodputGbps as number).toBeLessThanOrEqual(4 * 10);

@@ -40,7 +40,7 @@ describe('sim: PFC pause time', () => {
     const said = /its path paused ([\d.]+) us of its ([\d.]+) us$/.exec(victim?.message as string);
     expect(said).not.toBeNull();
     expect(Number(said?.[1])).toBeLessThanOrEqual(Number(said?.[2]));
-    expect(Number(said?.[2])).toBeCloseTo((flows[5] as Json).durationUs as number, 1);
+    expect(Number(said?.[2])).toBeCloseTo(flows[5]!.durationUs as number, 1);
     expect(victim?.pathPausedUs as number).toBeLessThanOrEqual(victim?.durationUs as number);
   });
 

@@ -77,7 +77,7 @@ describe('WorkloadPlan', () => {
     packet.sim.connections.forEach((conn, k) => {
       const path = network.routeOf(k).path;
       expect(path).toEqual(Array.from(conn.forward));
-      if (path.length === 4) spines.add(path[1] as number);
+      if (path.length === 4) spines.add(path[1]!);
     });
     expect(packet.sim.connections).toHaveLength(24);
     expect(spines.size).toBeGreaterThan(1);

@@ -70,7 +70,7 @@ describe('per-collective analysis', () => {
     const sizeBytes = 8 * 1024 * 1024;
     const ranks = [0, 1, 2, 3].map((r) =>
       rankFacts(r, [
-        collective(0, [100, 130, 110, 125][r] as number, [80, 50, 70, 55][r] as number, {
+        collective(0, [100, 130, 110, 125][r]!, [80, 50, 70, 55][r]!, {
           sizeBytes,
           groupSize: 4,
         }),
@@ -128,7 +128,7 @@ describe('clock alignment', () => {
     const r = analyseTrace(facts);
     expect(r.metrics.clockAligned).toBe(true);
     expect(r.metrics.clockOffsetsUs.host0).toBe(0);
-    expect(Math.abs((r.metrics.clockOffsetsUs.host1 as number) - 53_345.25)).toBeLessThan(1e-6);
+    expect(Math.abs(r.metrics.clockOffsetsUs.host1! - 53_345.25)).toBeLessThan(1e-6);
     const row = r.metrics.collectives.find((c) => c.seq === 2);
     expect(row?.lastRank).toBe(6);
     expect(row?.startSkewUs).toBeCloseTo(40, 6);
@@ -147,7 +147,7 @@ describe('clock alignment', () => {
     // One collective whose ends on host2 are off by 500 us (a stall at its end): the median ignores it.
     for (const f of facts.filter((x) => x.host === 'host2'))
       (f.collectives[1] as { durUs: number }).durUs += 500;
-    const before = facts.map((f) => f.collectives[0]?.startUs as number);
+    const before = facts.map((f) => f.collectives[0]!.startUs);
     const m = analyseTrace(facts).metrics;
     expect(m.clockOffsetsUs.host0).toBe(0);
     expect(m.clockOffsetsUs.host1).toBeCloseTo(-900, 6);

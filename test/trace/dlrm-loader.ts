@@ -54,8 +54,7 @@ function merge(pairs: [number, number][]): number[] {
   pairs.sort((a, b) => a[0] - b[0]);
   const out: number[] = [];
   for (const [a, b] of pairs) {
-    if (out.length > 0 && a <= (out[out.length - 1] as number))
-      out[out.length - 1] = Math.max(out[out.length - 1] as number, b);
+    if (out.length > 0 && a <= out[out.length - 1]!) out[out.length - 1] = Math.max(out[out.length - 1]!, b);
     else out.push(a, b);
   }
   return out;
@@ -74,15 +73,13 @@ export function loadDlrmFacts(): TraceRankFacts[] {
       (e) => e.ph === 'X' && typeof e.ts === 'number' && typeof e.dur === 'number',
     );
     const kernels = x.filter((e) => e.cat === 'kernel');
-    const nccl = kernels
-      .filter((e) => (e.name ?? '').startsWith('nccl'))
-      .sort((a, b) => (a.ts as number) - (b.ts as number));
+    const nccl = kernels.filter((e) => (e.name ?? '').startsWith('nccl')).sort((a, b) => a.ts! - b.ts!);
     const steps = x
       .filter((e) => e.cat === 'user_annotation' && /^ProfilerStep#\d+$/.test(e.name ?? ''))
       .map((e) => ({
-        step: Number((e.name as string).slice('ProfilerStep#'.length)),
-        startUs: e.ts as number,
-        endUs: (e.ts as number) + (e.dur as number),
+        step: Number(e.name!.slice('ProfilerStep#'.length)),
+        startUs: e.ts!,
+        endUs: e.ts! + e.dur!,
       }));
     const stepAt = (t: number): number | null =>
       steps.find((s) => t >= s.startUs && t < s.endUs)?.step ?? null;
@@ -92,15 +89,15 @@ export function loadDlrmFacts(): TraceRankFacts[] {
       groupDesc: null,
       groupRanks: null,
       groupSize: null,
-      op: opOf(e.name as string),
-      name: e.name as string,
-      startUs: e.ts as number,
-      durUs: e.dur as number,
+      op: opOf(e.name!),
+      name: e.name!,
+      startUs: e.ts!,
+      durUs: e.dur!,
       sizeBytes: null,
       dtype: null,
       algo: null,
       proto: null,
-      step: stepAt(e.ts as number),
+      step: stepAt(e.ts!),
     }));
     facts.push({
       format: 'kineto',
@@ -115,9 +112,7 @@ export function loadDlrmFacts(): TraceRankFacts[] {
       collectives,
       steps,
       computeBusy: merge(
-        kernels
-          .filter((e) => !(e.name ?? '').startsWith('nccl'))
-          .map((e) => [e.ts as number, (e.ts as number) + (e.dur as number)]),
+        kernels.filter((e) => !(e.name ?? '').startsWith('nccl')).map((e) => [e.ts!, e.ts! + e.dur!]),
       ),
       counts: { events: trace.traceEvents.length, kernels: kernels.length, ncclKernels: nccl.length },
     });

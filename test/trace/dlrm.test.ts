@@ -74,7 +74,7 @@ describe.each(sources)(
         expect(got.startSkewUs).toBeCloseTo(want.startSkewUs, 2);
         expect(got.trueTimeUs).toBeCloseTo(want.trueTimeUs, 2);
         expect(got.lastRank).toBe(want.lastRank);
-        got.waitUs.forEach((w, i) => expect(w).toBeCloseTo(want.waitUs[i] as number, 2));
+        got.waitUs.forEach((w, i) => expect(w).toBeCloseTo(want.waitUs[i]!, 2));
         // No sizes in this old trace: no busbw.
         expect(got.busbwGBps).toBeNull();
       }
@@ -84,9 +84,7 @@ describe.each(sources)(
       expect(m.stragglers.map((s) => [s.rank, s.lastCount, s.cause])).toEqual(
         expected.stragglers.map((s) => [s.rank, s.lastCount, s.cause]),
       );
-      m.stragglers.forEach((s, i) =>
-        expect(s.lostUs).toBeCloseTo(expected.stragglers[i]?.lostUs as number, 2),
-      );
+      m.stragglers.forEach((s, i) => expect(s.lostUs).toBeCloseTo(expected.stragglers[i]!.lostUs, 2));
       const named = (result.findings ?? []).filter((f) => f.ruleId === 'trace.straggler');
       expect(named[0]?.rank).toBe(expected.stragglers[0]?.rank);
     });
@@ -98,7 +96,7 @@ describe.each(sources)(
       expect(it0?.maxStepUs).toBeGreaterThan(0);
       expect(it0?.maxComputeUs).toBeGreaterThan(0);
       expect(it0?.maxCommUs).toBeGreaterThan(0);
-      it0?.exposedCommUs.forEach((e, i) => expect(e).toBeLessThanOrEqual(it0.commUs[i] as number));
+      it0?.exposedCommUs.forEach((e, i) => expect(e).toBeLessThanOrEqual(it0.commUs[i]!));
     });
   },
 );

@@ -65,13 +65,13 @@ describe('generated Kineto traces', () => {
       run.map((r) => [r.facts.rank, r.facts.host, true]),
     );
     for (const [i, f] of read.entries()) {
-      const want = run[i]?.facts as TraceRankFacts;
+      const want = run[i]!.facts;
       expect(f.collectives.map((c) => [c.group, c.seq, c.op, c.sizeBytes, c.groupSize, c.step])).toEqual(
         want.collectives.map((c) => [c.group, c.seq, c.op, c.sizeBytes, c.groupSize, c.step]),
       );
       f.collectives.forEach((c, k) => {
-        expect(c.startUs).toBeCloseTo(want.collectives[k]?.startUs as number, 6);
-        expect(c.durUs).toBeCloseTo(want.collectives[k]?.durUs as number, 6);
+        expect(c.startUs).toBeCloseTo(want.collectives[k]!.startUs, 6);
+        expect(c.durUs).toBeCloseTo(want.collectives[k]!.durUs, 6);
       });
       expect(f.steps.map((s) => s.step)).toEqual([11, 12]);
       expect(f.computeBusy).toHaveLength(want.computeBusy.length);
@@ -81,10 +81,10 @@ describe('generated Kineto traces', () => {
   it('analyse the same either way: rank 3 late by 321 us at collective 4, host1 offset recovered', () => {
     for (const facts of [read, run.map((r) => r.facts)]) {
       const m = analyseTrace(facts).metrics;
-      expect(Math.abs((m.clockOffsetsUs.host1 as number) + 7_777.5)).toBeLessThan(1e-6);
+      expect(Math.abs(m.clockOffsetsUs.host1! + 7_777.5)).toBeLessThan(1e-6);
       const row = m.collectives.find((c) => c.seq === 4);
       expect(row?.lastRank).toBe(3);
-      expect(Math.abs((row?.startSkewUs as number) - 321)).toBeLessThan(1);
+      expect(Math.abs(row!.startSkewUs - 321)).toBeLessThan(1);
       expect(m.stragglers[0]).toMatchObject({ rank: 3, lastCount: 1, cause: 'compute' });
       expect(m.iterations.map((it) => it.step)).toEqual([11, 12]);
     }

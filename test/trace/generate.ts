@@ -144,20 +144,20 @@ export function generateRun(options: GenOptions): GenRank[] {
     const step = firstStep + s;
     const stepStart = t;
     for (let j = 0; j < perStep; j++, k++) {
-      const spec = ops[k % ops.length] as GenCollective;
+      const spec = ops[k % ops.length]!;
       const starts: number[] = [];
       for (let r = 0; r < n; r++) {
         let rt = t;
         for (let q = 0; q < kernels; q++) {
           const dur = computeUs + (q === kernels - 1 ? delayOf(r, k, 'compute') : 0);
-          addCompute(facts[r] as TraceRankFacts, events[r] as Event[], rt + offset(r), dur);
+          addCompute(facts[r]!, events[r]!, rt + offset(r), dur);
           rt += dur + (q === kernels - 1 ? 0 : 1);
         }
         starts.push(rt + gapUs + delayOf(r, k, 'collective') + jitter(r, k, options.jitterUs ?? 0));
       }
       const end = Math.max(...starts) + collUs;
       for (let r = 0; r < n; r++) {
-        const start = (starts[r] as number) + offset(r);
+        const start = starts[r]! + offset(r);
         const c: TraceCollective = {
           seq: k,
           group,
@@ -167,27 +167,26 @@ export function generateRun(options: GenOptions): GenRank[] {
           op: spec.op,
           name: NCCL_KERNEL[spec.op],
           startUs: start,
-          durUs: end - (starts[r] as number),
+          durUs: end - starts[r]!,
           sizeBytes: spec.sizeBytes,
           dtype: 'Float',
           algo: 'RING',
           proto: 'LL',
           step,
         };
-        (facts[r] as TraceRankFacts).collectives.push(c);
-        (events[r] as Event[]).push(ncclEvent(c, r, n, spec));
+        facts[r]!.collectives.push(c);
+        events[r]!.push(ncclEvent(c, r, n, spec));
       }
       t = end;
     }
     // Trailing compute (the optimizer step), then the step ends on every rank at once.
-    for (let r = 0; r < n; r++)
-      addCompute(facts[r] as TraceRankFacts, events[r] as Event[], t + offset(r), computeUs);
+    for (let r = 0; r < n; r++) addCompute(facts[r]!, events[r]!, t + offset(r), computeUs);
     const stepEnd = t + computeUs + gapUs;
     for (let r = 0; r < n; r++) {
       const window = { step, startUs: stepStart + offset(r), endUs: stepEnd + offset(r) };
-      (facts[r] as TraceRankFacts).steps.push(window);
+      facts[r]!.steps.push(window);
       const dur = window.endUs - window.startUs;
-      (events[r] as Event[]).push({
+      events[r]!.push({
         ph: 'X',
         cat: 'user_annotation',
         name: `ProfilerStep#${step}`,
@@ -197,7 +196,7 @@ export function generateRun(options: GenOptions): GenRank[] {
         dur,
         args: {},
       });
-      (events[r] as Event[]).push({
+      events[r]!.push({
         ph: 'X',
         cat: 'gpu_user_annotation',
         name: `ProfilerStep#${step}`,
@@ -211,7 +210,7 @@ export function generateRun(options: GenOptions): GenRank[] {
     t = stepEnd;
   }
   return facts.map((f, r) => {
-    const evs = events[r] as Event[];
+    const evs = events[r]!;
     f.counts = {
       events: evs.length,
       kernels: evs.filter((e) => e.cat === 'kernel').length,

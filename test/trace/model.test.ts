@@ -65,7 +65,7 @@ describe('modelFor', () => {
     expect(r.metrics.iterations[0]?.predictedStepUs).toBeCloseTo(plan, 9);
     const row = r.metrics.collectives[0];
     expect(row?.predictedUs).toBeGreaterThan(0);
-    expect(row?.modelFraction).toBeCloseTo((row?.predictedUs as number) / (row?.trueTimeUs as number), 12);
+    expect(row?.modelFraction).toBeCloseTo(row!.predictedUs! / row!.trueTimeUs!, 12);
     expect(r.warnings?.some((w) => w.includes('the predicted step is the job'))).toBe(true);
   });
 

@@ -45,7 +45,7 @@ export function drawPropagation(steps: readonly PropagationStep[], source: strin
   });
   const out = [`  pause propagation from ${source} (port, first paused):`];
   const walk = (i: number, prefix: string, last: boolean, root: boolean): void => {
-    const step = steps[i] as PropagationStep;
+    const step = steps[i]!;
     out.push(`  ${prefix}${root ? '' : last ? '└─ ' : '├─ '}${step.link}  ${fmt(step.firstPausedUs, 1)} us`);
     const kids = children[i] ?? [];
     kids.forEach((k, j) =>

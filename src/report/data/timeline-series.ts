@@ -28,7 +28,7 @@ export function thinMinMax(points: TimelinePoint[], maxPoints = MAX_POINTS_PER_S
   for (let bucket = 0; bucket < buckets; bucket += 1) {
     const slice = points.slice(Math.floor(bucket * size), Math.floor((bucket + 1) * size));
     if (slice.length === 0) continue;
-    let low = slice[0] as TimelinePoint;
+    let low = slice[0]!;
     let high = low;
     for (const point of slice) {
       if (point.value < low.value) low = point;

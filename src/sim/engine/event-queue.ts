@@ -54,12 +54,12 @@ export class EventQueue {
     // Sift up: move parents down until the slot fits.
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const pt = times[parent] as number;
-      if (pt < time || (pt === time && (orders[parent] as number) < order)) break;
+      const pt = times[parent]!;
+      if (pt < time || (pt === time && orders[parent]! < order)) break;
       times[i] = pt;
-      orders[i] = orders[parent] as number;
-      types[i] = types[parent] as number;
-      payloads[i] = payloads[parent] as number;
+      orders[i] = orders[parent]!;
+      types[i] = types[parent]!;
+      payloads[i] = payloads[parent]!;
       i = parent;
     }
     times[i] = time;
@@ -75,25 +75,25 @@ export class EventQueue {
     const orders = this.orders;
     const types = this.types;
     const payloads = this.payloads;
-    this.time = times[0] as number;
-    this.type = types[0] as number;
-    this.payload = payloads[0] as number;
+    this.time = times[0]!;
+    this.type = types[0]!;
+    this.payload = payloads[0]!;
     const last = --this.count;
     if (last === 0) return true;
-    const t = times[last] as number;
-    const o = orders[last] as number;
-    const ty = types[last] as number;
-    const pl = payloads[last] as number;
+    const t = times[last]!;
+    const o = orders[last]!;
+    const ty = types[last]!;
+    const pl = payloads[last]!;
     let i = 0;
     const half = last >> 1;
     while (i < half) {
       let child = 2 * i + 1;
-      let ct = times[child] as number;
-      let co = orders[child] as number;
+      let ct = times[child]!;
+      let co = orders[child]!;
       const right = child + 1;
       if (right < last) {
-        const rt = times[right] as number;
-        const ro = orders[right] as number;
+        const rt = times[right]!;
+        const ro = orders[right]!;
         if (rt < ct || (rt === ct && ro < co)) {
           child = right;
           ct = rt;
@@ -103,8 +103,8 @@ export class EventQueue {
       if (t < ct || (t === ct && o < co)) break;
       times[i] = ct;
       orders[i] = co;
-      types[i] = types[child] as number;
-      payloads[i] = payloads[child] as number;
+      types[i] = types[child]!;
+      payloads[i] = payloads[child]!;
       i = child;
     }
     times[i] = t;
@@ -115,6 +115,6 @@ export class EventQueue {
   }
 
   peekTime(): number {
-    return this.count === 0 ? Infinity : (this.times[0] as number);
+    return this.count === 0 ? Infinity : this.times[0]!;
   }
 }

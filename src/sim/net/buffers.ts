@@ -73,25 +73,23 @@ export class SwitchBuffers {
     const reserved = new Float64Array(nodeCount);
     for (const link of topology.links) {
       this.linkTo[link.id] = link.to;
-      ports[link.from] = (ports[link.from] as number) + 1;
-      if (config.pfc)
-        reserved[link.to] = (reserved[link.to] as number) + (config.pfc.headroomBytes[link.id] as number);
+      ports[link.from] = ports[link.from]! + 1;
+      if (config.pfc) reserved[link.to] = reserved[link.to]! + config.pfc.headroomBytes[link.id]!;
     }
     for (const node of topology.nodes) {
       if (node.kind !== 'switch') continue;
-      this.poolBytes[node.id] =
-        config.bufferPerPortBytes * (ports[node.id] as number) - (reserved[node.id] as number);
+      this.poolBytes[node.id] = config.bufferPerPortBytes * ports[node.id]! - reserved[node.id]!;
     }
     // Static XOFF splits the pool evenly among ingress ports so lossless traffic alone cannot fill it.
     for (const link of topology.links) {
-      this.staticXoff[link.id] = (this.poolBytes[link.to] as number) / Math.max(1, ports[link.to] as number);
+      this.staticXoff[link.id] = this.poolBytes[link.to]! / Math.max(1, ports[link.to]!);
     }
   }
 
   private xoff(node: number, ingress: number): number {
     const alpha = this.config.pfc?.xoffAlpha ?? 0;
-    if (alpha > 0) return alpha * ((this.poolBytes[node] as number) - (this.usedBytes[node] as number));
-    return this.staticXoff[ingress] as number;
+    if (alpha > 0) return alpha * (this.poolBytes[node]! - this.usedBytes[node]!);
+    return this.staticXoff[ingress]!;
   }
 
   /** Lossless admission against the ingress counters; may send a pause upstream. */
@@ -100,24 +98,21 @@ export class SwitchBuffers {
     if (!pfc) return this.admitOther(node, wire);
     const threshold = this.xoff(node, ingress);
     let result: number;
-    const shared = this.ingressShared[ingress] as number;
-    if (
-      shared + wire <= threshold &&
-      (this.usedBytes[node] as number) + wire <= (this.poolBytes[node] as number)
-    ) {
+    const shared = this.ingressShared[ingress]!;
+    if (shared + wire <= threshold && this.usedBytes[node]! + wire <= this.poolBytes[node]!) {
       this.ingressShared[ingress] = shared + wire;
-      this.usedBytes[node] = (this.usedBytes[node] as number) + wire;
+      this.usedBytes[node] = this.usedBytes[node]! + wire;
       result = ADMIT_SHARED;
-    } else if ((this.ingressHeadroom[ingress] as number) + wire <= (pfc.headroomBytes[ingress] as number)) {
-      this.ingressHeadroom[ingress] = (this.ingressHeadroom[ingress] as number) + wire;
+    } else if (this.ingressHeadroom[ingress]! + wire <= pfc.headroomBytes[ingress]!) {
+      this.ingressHeadroom[ingress] = this.ingressHeadroom[ingress]! + wire;
       result = ADMIT_HEADROOM;
     } else {
       result = ADMIT_DROP;
     }
     if (
       this.pauseSent[ingress] === 0 &&
-      ((this.ingressHeadroom[ingress] as number) > 0 ||
-        (this.ingressShared[ingress] as number) + this.config.mtuWireBytes > threshold)
+      (this.ingressHeadroom[ingress]! > 0 ||
+        this.ingressShared[ingress]! + this.config.mtuWireBytes > threshold)
     ) {
       this.pauseSent[ingress] = 1;
       this.sendPause(ingress, true);
@@ -127,8 +122,8 @@ export class SwitchBuffers {
 
   /** Lossy admission of a packet for an egress queue already holding `queueBytes` of its class. */
   admitLossy(node: number, queueBytes: number, wire: number): number {
-    const used = this.usedBytes[node] as number;
-    const pool = this.poolBytes[node] as number;
+    const used = this.usedBytes[node]!;
+    const pool = this.poolBytes[node]!;
     const fits =
       this.config.sharing === 'static'
         ? queueBytes + wire <= this.config.bufferPerPortBytes && used + wire <= pool
@@ -140,8 +135,8 @@ export class SwitchBuffers {
 
   /** Control frames (ACK, NAK, CNP) only need room in the pool. */
   admitOther(node: number, wire: number): number {
-    const used = this.usedBytes[node] as number;
-    if (used + wire > (this.poolBytes[node] as number)) return ADMIT_DROP;
+    const used = this.usedBytes[node]!;
+    if (used + wire > this.poolBytes[node]!) return ADMIT_DROP;
     this.usedBytes[node] = used + wire;
     return ADMIT_SHARED;
   }
@@ -149,15 +144,15 @@ export class SwitchBuffers {
   /** A packet left the switch: free its bytes; resume the upstream when the ingress has drained. */
   release(node: number, cls: number, ingress: number, wire: number): void {
     if (cls !== CLS_LOSSLESS || !this.config.pfc || ingress < 0) {
-      this.usedBytes[node] = (this.usedBytes[node] as number) - wire;
+      this.usedBytes[node] = this.usedBytes[node]! - wire;
       return;
     }
-    const inHeadroom = this.ingressHeadroom[ingress] as number;
+    const inHeadroom = this.ingressHeadroom[ingress]!;
     const fromHeadroom = Math.min(inHeadroom, wire);
     this.ingressHeadroom[ingress] = inHeadroom - fromHeadroom;
     const fromShared = wire - fromHeadroom;
-    this.ingressShared[ingress] = (this.ingressShared[ingress] as number) - fromShared;
-    this.usedBytes[node] = (this.usedBytes[node] as number) - fromShared;
+    this.ingressShared[ingress] = this.ingressShared[ingress]! - fromShared;
+    this.usedBytes[node] = this.usedBytes[node]! - fromShared;
     if (this.pauseSent[ingress] === 1 && this.ingressHeadroom[ingress] === 0) {
       const shared = this.ingressShared[ingress] ?? 0;
       if (shared <= 0 || shared <= this.xoff(node, ingress) - this.config.pfc.resumeOffsetBytes) {

@@ -80,7 +80,7 @@ export class PacketPool {
     let p: number;
     if (this.freeHead >= 0) {
       p = this.freeHead;
-      this.freeHead = this.next[p] as number;
+      this.freeHead = this.next[p]!;
     } else {
       if (this.used === this.conn.length) this.grow();
       p = this.used++;

@@ -39,7 +39,7 @@ export function findDeadlockCycles(view: DeadlockView): number[][] {
   // waitsOn[L] = queues at L's far end that hold packets counted against L.
   const waitsOn = new Map<number, Set<number>>();
   for (const link of candidates) {
-    const node = view.linkTo[link] as number;
+    const node = view.linkTo[link]!;
     const targets = new Set<number>();
     if (view.isSwitch(node)) {
       for (const out of view.outLinks[node] ?? []) {
@@ -54,9 +54,9 @@ export function findDeadlockCycles(view: DeadlockView): number[][] {
     changed = false;
     for (const link of candidates) {
       if (inSet[link] === 0) continue;
-      const node = view.linkTo[link] as number;
+      const node = view.linkTo[link]!;
       if (!view.isSwitch(node)) continue; // held by a host's pause: stuck while the host says so
-      const targets = waitsOn.get(link) as Set<number>;
+      const targets = waitsOn.get(link)!;
       let stuck = targets.size > 0;
       for (const t of targets) if (inSet[t] === 0) stuck = false;
       if (!stuck) {
@@ -98,7 +98,7 @@ function cycleFrom(start: number, next: (link: number) => number[]): number[] | 
       done.add(top.link);
       continue;
     }
-    const to = top.edges[top.i++] as number;
+    const to = top.edges[top.i++]!;
     const at = onPath.get(to);
     if (at !== undefined) return path.slice(at);
     if (done.has(to)) continue;

@@ -144,11 +144,10 @@ export class PriorityFlowControl {
    * before the quanta expire).
    */
   addPauseStorm(host: number, startPs: number, endPs: number): void {
-    const up = this.hostUplink[host] as number;
+    const up = this.hostUplink[host]!;
     if (up < 0) return;
     const link = up ^ 1;
-    const arrive =
-      Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[up] as number)) + (this.delayPs[up] as number);
+    const arrive = Math.ceil(MIN_FRAME_WIRE_BYTES * this.psPerByte[up]!) + this.delayPs[up]!;
     this.pauseStorms.push({
       host,
       link,
@@ -156,7 +155,7 @@ export class PriorityFlowControl {
       endPs: Number.isFinite(endPs) ? endPs + arrive : Infinity,
     });
     this.pauseFramesSent++;
-    this.pauseFrames[link] = (this.pauseFrames[link] as number) + 1;
+    this.pauseFrames[link] = this.pauseFrames[link]! + 1;
     this.stormHeld[link] = 1;
     this.net.schedule(startPs + arrive, EV_PFC, link * PFC_OPS + PFC_PAUSE);
     if (Number.isFinite(endPs)) this.net.schedule(endPs + arrive, EV_PFC, link * PFC_OPS + PFC_RESUME);
@@ -170,13 +169,13 @@ export class PriorityFlowControl {
   sendFrame(ingress: number, on: boolean): void {
     const now = this.net.now;
     const reverse = ingress ^ 1;
-    const wait = Math.max(0, (this.busyUntil[reverse] as number) - now);
-    const ser = Math.ceil(MIN_FRAME_WIRE_BYTES * (this.psPerByte[reverse] as number));
+    const wait = Math.max(0, this.busyUntil[reverse]! - now);
+    const ser = Math.ceil(MIN_FRAME_WIRE_BYTES * this.psPerByte[reverse]!);
     const response = this.buffers.config.pfc?.responseDelayPs[ingress] ?? 0;
     this.pauseFramesSent++;
-    this.pauseFrames[ingress] = (this.pauseFrames[ingress] as number) + 1;
+    this.pauseFrames[ingress] = this.pauseFrames[ingress]! + 1;
     this.net.schedule(
-      now + wait + ser + (this.delayPs[reverse] as number) + response,
+      now + wait + ser + this.delayPs[reverse]! + response,
       EV_PFC,
       ingress * PFC_OPS + (on ? PFC_PAUSE : PFC_RESUME),
     );
@@ -206,18 +205,17 @@ export class PriorityFlowControl {
         this.paused[link] = 1;
         this.pauseStart[link] = now;
         const wd = this.buffers.config.pfc?.watchdog;
-        if (wd && this.isHost[this.linkFrom[link] as number] === 0)
+        if (wd && this.isHost[this.linkFrom[link]!] === 0)
           this.net.schedule(now + wd.timeoutPs, EV_PFC, link * PFC_OPS + PFC_WATCHDOG_CHECK);
       }
     } else if (this.stormHeld[link] === 1 && !this.stormEnded(link)) {
       // Only the storm's own end resumes a port a storming NIC holds.
     } else if (this.paused[link] === 1) {
       this.paused[link] = 0;
-      this.pausedTotalPs[link] =
-        (this.pausedTotalPs[link] as number) + now - (this.pauseStart[link] as number);
+      this.pausedTotalPs[link] = this.pausedTotalPs[link]! + now - this.pauseStart[link]!;
       let log = this.pauseLog[link];
       if (!log) this.pauseLog[link] = log = [];
-      log.push(this.pauseStart[link] as number, now);
+      log.push(this.pauseStart[link]!, now);
       this.stormHeld[link] = 0;
       this.net.kick(link);
     }
@@ -237,7 +235,7 @@ export class PriorityFlowControl {
     const wd = this.buffers.config.pfc?.watchdog;
     const now = this.net.now;
     if (!wd || this.paused[link] === 0 || this.stormed[link] === 1) return;
-    if (now - (this.pauseStart[link] as number) < wd.timeoutPs) return; // a later pause has its own check
+    if (now - this.pauseStart[link]! < wd.timeoutPs) return; // a later pause has its own check
     const waiting = this.queues.packetsOf(link, CLS_LOSSLESS);
     if (waiting.length === 0) {
       this.net.schedule(now + wd.timeoutPs, EV_PFC, link * PFC_OPS + PFC_WATCHDOG_CHECK);
@@ -245,15 +243,15 @@ export class PriorityFlowControl {
     }
     // Before the flush changes anything: is this queue part of a deadlock?
     for (const record of this.recordDeadlocks()) if (record.links.includes(link)) record.brokenPs = now;
-    const from = this.linkFrom[link] as number;
+    const from = this.linkFrom[link]!;
     for (let i = 0; i < waiting.length; i++) {
       const p = this.queues.dequeue(link, CLS_LOSSLESS);
-      this.buffers.release(from, CLS_LOSSLESS, this.pool.ingress[p] as number, this.pool.wire[p] as number);
+      this.buffers.release(from, CLS_LOSSLESS, this.pool.ingress[p]!, this.pool.wire[p]!);
       this.pool.free(p);
     }
     this.net.drops += waiting.length;
     this.watchdogDrops += waiting.length;
-    this.dropsByLink[link] = (this.dropsByLink[link] as number) + waiting.length;
+    this.dropsByLink[link] = this.dropsByLink[link]! + waiting.length;
     this.stormed[link] = 1;
     this.watchdogEvents.push({ link, atPs: now, flushed: waiting.length });
     this.net.schedule(now + wd.restorationPs, EV_PFC, link * PFC_OPS + PFC_WATCHDOG_RESTORE);
@@ -262,8 +260,7 @@ export class PriorityFlowControl {
   /** Cycles of queues that can never move again, now (see pfc-deadlock.ts). */
   findDeadlocks(): number[][] {
     const outLinks: number[][] = this.topology.nodes.map(() => []);
-    for (let link = 0; link < this.linkFrom.length; link++)
-      outLinks[this.linkFrom[link] as number]?.push(link);
+    for (let link = 0; link < this.linkFrom.length; link++) outLinks[this.linkFrom[link]!]?.push(link);
     return findDeadlockCycles({
       linkCount: this.linkFrom.length,
       linkTo: this.linkTo,
@@ -273,9 +270,9 @@ export class PriorityFlowControl {
         this.paused[link] === 1 &&
         this.stormed[link] === 0 &&
         (this.stormHeld[link] === 1 ||
-          (this.isHost[this.linkTo[link] as number] === 0 && this.buffers.pauseSent[link] === 1)),
+          (this.isHost[this.linkTo[link]!] === 0 && this.buffers.pauseSent[link] === 1)),
       packets: (link) => this.queues.packetsOf(link, CLS_LOSSLESS),
-      ingressOf: (p) => this.pool.ingress[p] as number,
+      ingressOf: (p) => this.pool.ingress[p]!,
     });
   }
 
@@ -292,10 +289,10 @@ export class PriorityFlowControl {
         let bytes = 0;
         const conns = new Set<number>();
         for (const link of links) {
-          formed = Math.max(formed, this.pauseStart[link] as number);
+          formed = Math.max(formed, this.pauseStart[link]!);
           for (const p of this.queues.packetsOf(link, CLS_LOSSLESS)) {
-            bytes += this.pool.wire[p] as number;
-            conns.add(this.pool.conn[p] as number);
+            bytes += this.pool.wire[p]!;
+            conns.add(this.pool.conn[p]!);
           }
         }
         record = {
@@ -315,8 +312,8 @@ export class PriorityFlowControl {
 
   /** Time `link` has been paused so far, the pause in progress included. */
   pausedNow(link: number): number {
-    const base = this.pausedTotalPs[link] as number;
-    return this.paused[link] === 1 ? base + this.net.now - (this.pauseStart[link] as number) : base;
+    const base = this.pausedTotalPs[link]!;
+    return this.paused[link] === 1 ? base + this.net.now - this.pauseStart[link]! : base;
   }
 
   /** First moment in [fromPs, toPs] when `link` was paused, or -1. */
@@ -326,8 +323,8 @@ export class PriorityFlowControl {
       if (end > fromPs && start <= toPs) first = Math.min(first, Math.max(start, fromPs));
     };
     const log = this.pauseLog[link];
-    if (log) for (let j = 0; j < log.length; j += 2) consider(log[j] as number, log[j + 1] as number);
-    if (this.paused[link] === 1) consider(this.pauseStart[link] as number, Infinity);
+    if (log) for (let j = 0; j < log.length; j += 2) consider(log[j]!, log[j + 1]!);
+    if (this.paused[link] === 1) consider(this.pauseStart[link]!, Infinity);
     return Number.isFinite(first) ? first : -1;
   }
 
@@ -347,10 +344,10 @@ export class PriorityFlowControl {
       }
     };
     for (let i = 0; i < links.length; i++) {
-      const link = links[i] as number;
+      const link = links[i]!;
       const log = this.pauseLog[link];
-      if (log) for (let j = 0; j < log.length; j += 2) clip(log[j] as number, log[j + 1] as number);
-      if (this.paused[link] === 1) clip(this.pauseStart[link] as number, this.net.now);
+      if (log) for (let j = 0; j < log.length; j += 2) clip(log[j]!, log[j + 1]!);
+      if (this.paused[link] === 1) clip(this.pauseStart[link]!, this.net.now);
     }
     return unionLength(starts, ends);
   }

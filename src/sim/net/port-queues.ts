@@ -29,45 +29,44 @@ export class PortQueues {
     const q = link * CLASS_COUNT + cls;
     const pool = this.pool;
     pool.next[p] = -1;
-    const tail = this.tail[q] as number;
+    const tail = this.tail[q]!;
     if (tail < 0) this.head[q] = p;
     else pool.next[tail] = p;
     this.tail[q] = p;
-    const wire = pool.wire[p] as number;
-    this.classBytes[q] = (this.classBytes[q] as number) + wire;
-    const total = (this.portBytes[link] as number) + wire;
+    const wire = pool.wire[p]!;
+    this.classBytes[q] = this.classBytes[q]! + wire;
+    const total = this.portBytes[link]! + wire;
     this.portBytes[link] = total;
-    if (total > (this.peakPortBytes[link] as number)) this.peakPortBytes[link] = total;
+    if (total > this.peakPortBytes[link]!) this.peakPortBytes[link] = total;
   }
 
   /** Remove and return the head of a class's queue; the caller knows it is not empty. */
   dequeue(link: number, cls: number): number {
     const q = link * CLASS_COUNT + cls;
     const pool = this.pool;
-    const p = this.head[q] as number;
-    const next = pool.next[p] as number;
+    const p = this.head[q]!;
+    const next = pool.next[p]!;
     this.head[q] = next;
     if (next < 0) this.tail[q] = -1;
-    const wire = pool.wire[p] as number;
-    this.classBytes[q] = (this.classBytes[q] as number) - wire;
-    this.portBytes[link] = (this.portBytes[link] as number) - wire;
+    const wire = pool.wire[p]!;
+    this.classBytes[q] = this.classBytes[q]! - wire;
+    this.portBytes[link] = this.portBytes[link]! - wire;
     return p;
   }
 
   /** The class to serve next in strict priority (control, lossless unless paused, lossy); -1 if none may go. */
   nextClass(link: number, losslessPaused: boolean): number {
     const base = link * CLASS_COUNT;
-    if ((this.head[base + CLS_CONTROL] as number) >= 0) return CLS_CONTROL;
-    if ((this.head[base + CLS_LOSSLESS] as number) >= 0 && !losslessPaused) return CLS_LOSSLESS;
-    if ((this.head[base + CLS_LOSSY] as number) >= 0) return CLS_LOSSY;
+    if (this.head[base + CLS_CONTROL]! >= 0) return CLS_CONTROL;
+    if (this.head[base + CLS_LOSSLESS]! >= 0 && !losslessPaused) return CLS_LOSSLESS;
+    if (this.head[base + CLS_LOSSY]! >= 0) return CLS_LOSSY;
     return -1;
   }
 
   /** Packets of one class waiting on `link`, head first (a copy: the caller may dequeue). */
   packetsOf(link: number, cls: number): number[] {
     const out: number[] = [];
-    for (let p = this.head[link * CLASS_COUNT + cls] as number; p >= 0; p = this.pool.next[p] as number)
-      out.push(p);
+    for (let p = this.head[link * CLASS_COUNT + cls]!; p >= 0; p = this.pool.next[p]!) out.push(p);
     return out;
   }
 
@@ -75,9 +74,9 @@ export class PortQueues {
   hasWaiting(link: number): boolean {
     const base = link * CLASS_COUNT;
     return (
-      (this.head[base + CLS_CONTROL] as number) >= 0 ||
-      (this.head[base + CLS_LOSSLESS] as number) >= 0 ||
-      (this.head[base + CLS_LOSSY] as number) >= 0
+      this.head[base + CLS_CONTROL]! >= 0 ||
+      this.head[base + CLS_LOSSLESS]! >= 0 ||
+      this.head[base + CLS_LOSSY]! >= 0
     );
   }
 }

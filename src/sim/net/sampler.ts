@@ -39,8 +39,8 @@ export class Sampler {
     const n = this.linkCount;
     for (let i = 0; i < half; i++) {
       const from = 2 * i + 1;
-      this.times[i] = this.times[from] as number;
-      this.delivered[i] = this.delivered[from] as number;
+      this.times[i] = this.times[from]!;
+      this.delivered[i] = this.delivered[from]!;
       this.queues.copyWithin(i * n, from * n, from * n + n);
       this.paused.copyWithin(i * n, from * n, from * n + n);
       const c = this.connCount;

@@ -138,7 +138,7 @@ export function planWorkloads(scenario: Scenario, hostCount: number, seed: numbe
         if (w.kind === 'alltoall') {
           ranks.forEach((src, r) => ranks.forEach((dst, d) => d !== r && pairs.push({ src, dst })));
         } else {
-          ranks.forEach((src, r) => pairs.push({ src, dst: ranks[(r + 1) % n] as number }));
+          ranks.forEach((src, r) => pairs.push({ src, dst: ranks[(r + 1) % n]! }));
         }
         return {
           ...base,
@@ -174,8 +174,8 @@ export function permutationTargets(hosts: number, random: () => number): number[
     const perm = Array.from({ length: hosts }, (_, i) => i);
     for (let i = hosts - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
-      const t = perm[i] as number;
-      perm[i] = perm[j] as number;
+      const t = perm[i]!;
+      perm[i] = perm[j]!;
       perm[j] = t;
     }
     if (perm.every((target, i) => target !== i)) return perm;

@@ -22,17 +22,15 @@ export function buildFatTree(spec: FatTreeSpec): Topology {
   for (let c = 0; c < half * half; c++) core.push(fabric.addNode('switch', `core${c}`));
   const rate = spec.linkRateBps;
   const delay = spec.linkDelayNs;
-  const edgeOf = (h: number): number => edge[Math.floor(h / half)] as number;
+  const edgeOf = (h: number): number => edge[Math.floor(h / half)]!;
   for (let h = 0; h < hosts; h++) fabric.addCable(h, edgeOf(h), rate, delay);
   for (let p = 0; p < k; p++) {
     for (let e = 0; e < half; e++) {
-      for (let a = 0; a < half; a++)
-        fabric.addCable(edge[p * half + e] as number, agg[p * half + a] as number, rate, delay);
+      for (let a = 0; a < half; a++) fabric.addCable(edge[p * half + e]!, agg[p * half + a]!, rate, delay);
     }
     // Aggregation switch a of every pod connects to cores a*half .. a*half+half-1.
     for (let a = 0; a < half; a++) {
-      for (let c = 0; c < half; c++)
-        fabric.addCable(agg[p * half + a] as number, core[a * half + c] as number, rate, delay);
+      for (let c = 0; c < half; c++) fabric.addCable(agg[p * half + a]!, core[a * half + c]!, rate, delay);
     }
   }
   const podOf = (h: number): number => Math.floor(h / (half * half));
@@ -48,11 +46,11 @@ export function buildFatTree(spec: FatTreeSpec): Topology {
       const a = mixHash(flowHash, 3) % half;
       const p1 = podOf(src);
       const p2 = podOf(dst);
-      const a1 = agg[p1 * half + a] as number;
+      const a1 = agg[p1 * half + a]!;
       if (p1 === p2)
         return [fabric.link(src, e1), fabric.link(e1, a1), fabric.link(a1, e2), fabric.link(e2, dst)];
-      const c = core[a * half + (mixHash(flowHash, 4) % half)] as number;
-      const a2 = agg[p2 * half + a] as number;
+      const c = core[a * half + (mixHash(flowHash, 4) % half)]!;
+      const a2 = agg[p2 * half + a]!;
       return [
         fabric.link(src, e1),
         fabric.link(e1, a1),

@@ -10,7 +10,7 @@ export function buildLeafSpine(spec: LeafSpineSpec): Topology {
   const spines: number[] = [];
   for (let l = 0; l < leafCount; l++) leaves.push(fabric.addNode('switch', `leaf${l}`));
   for (let s = 0; s < spec.spines; s++) spines.push(fabric.addNode('switch', `spine${s}`));
-  const leafOf = (h: number): number => leaves[Math.floor(h / spec.hostsPerLeaf)] as number;
+  const leafOf = (h: number): number => leaves[Math.floor(h / spec.hostsPerLeaf)]!;
   for (let h = 0; h < spec.hosts; h++) fabric.addCable(h, leafOf(h), spec.linkRateBps, spec.linkDelayNs);
   // Oversubscription is the leaf's downlink capacity over its uplink capacity.
   const uplinkRate = (spec.hostsPerLeaf * spec.linkRateBps) / (spec.spines * spec.oversubscription);
@@ -25,7 +25,7 @@ export function buildLeafSpine(spec: LeafSpineSpec): Topology {
       const a = leafOf(src);
       const b = leafOf(dst);
       if (a === b) return [fabric.link(src, a), fabric.link(a, dst)];
-      const spine = spines[mixHash(flowHash, 1) % spines.length] as number;
+      const spine = spines[mixHash(flowHash, 1) % spines.length]!;
       return [fabric.link(src, a), fabric.link(a, spine), fabric.link(spine, b), fabric.link(b, dst)];
     },
   };

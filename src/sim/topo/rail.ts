@@ -16,7 +16,7 @@ export function buildRail(spec: RailSpec): Topology {
   const spines: number[] = [];
   for (let g = 0; g < spec.gpusPerServer; g++) rails.push(fabric.addNode('switch', `rail${g}`));
   for (let s = 0; s < spec.spines; s++) spines.push(fabric.addNode('switch', `spine${s}`));
-  const railOf = (h: number): number => rails[h % spec.gpusPerServer] as number;
+  const railOf = (h: number): number => rails[h % spec.gpusPerServer]!;
   for (let h = 0; h < hosts; h++) fabric.addCable(h, railOf(h), spec.linkRateBps, spec.linkDelayNs);
   // Non-blocking rail-to-spine capacity: each rail switch's downlinks are matched by its uplinks.
   const uplinkRate = (spec.servers * spec.linkRateBps) / Math.max(1, spec.spines);
@@ -33,7 +33,7 @@ export function buildRail(spec: RailSpec): Topology {
       if (a === b) return [fabric.link(src, a), fabric.link(a, dst)];
       if (spines.length === 0)
         throw new Error(`rail topology without spines cannot route host ${src} to host ${dst}`);
-      const spine = spines[mixHash(flowHash, 2) % spines.length] as number;
+      const spine = spines[mixHash(flowHash, 2) % spines.length]!;
       return [fabric.link(src, a), fabric.link(a, spine), fabric.link(spine, b), fabric.link(b, dst)];
     },
   };

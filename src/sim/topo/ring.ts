@@ -60,7 +60,7 @@ export function ringPaths(spec: Pick<RingSpec, 'switches' | 'routing' | 'failedC
           parent.set(s, state);
           if (y === b) {
             const path: number[] = [];
-            for (let at = s; at >= 0; at = parent.get(at) as number) path.push(at >> 1);
+            for (let at = s; at >= 0; at = parent.get(at)!) path.push(at >> 1);
             return path.reverse();
           }
           next.push(s);
@@ -91,17 +91,12 @@ export function buildRing(spec: RingSpec): Topology {
   const switches: number[] = [];
   for (let s = 0; s < n; s++) switches.push(fabric.addNode('switch', `s${s}`));
   for (let h = 0; h < hosts; h++)
-    fabric.addCable(h, switches[Math.floor(h / m)] as number, spec.linkRateBps, spec.linkDelayNs);
+    fabric.addCable(h, switches[Math.floor(h / m)]!, spec.linkRateBps, spec.linkDelayNs);
   const failed = new Set(spec.failedCables.map(([x, y]) => cableIndex(n, x, y)));
   const cables = n === 2 ? 1 : n;
   for (let i = 0; i < cables; i++) {
     if (!failed.has(i))
-      fabric.addCable(
-        switches[i] as number,
-        switches[(i + 1) % n] as number,
-        spec.linkRateBps,
-        spec.linkDelayNs,
-      );
+      fabric.addCable(switches[i]!, switches[(i + 1) % n]!, spec.linkRateBps, spec.linkDelayNs);
   }
   const paths = ringPaths(spec);
   return {
@@ -114,12 +109,10 @@ export function buildRing(spec: RingSpec): Topology {
       const b = Math.floor(dst / m);
       const path = paths(a, b);
       if (!path) throw new Error(`no ${spec.routing} route from s${a} to s${b}`);
-      const route = [fabric.link(src, switches[a] as number)];
+      const route = [fabric.link(src, switches[a]!)];
       for (let i = 1; i < path.length; i++)
-        route.push(
-          fabric.link(switches[path[i - 1] as number] as number, switches[path[i] as number] as number),
-        );
-      route.push(fabric.link(switches[b] as number, dst));
+        route.push(fabric.link(switches[path[i - 1]!]!, switches[path[i]!]!));
+      route.push(fabric.link(switches[b]!, dst));
       return route;
     },
   };

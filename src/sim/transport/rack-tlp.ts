@@ -57,9 +57,9 @@ export class RackTlp {
     let timeout = 0;
     for (let i = 0; i < segs.count; i++) {
       const k = segs.at(i);
-      if ((segs.flags[k] as number) & (SEG_SACKED | SEG_LOST)) continue;
-      const xmit = segs.xmitPs[k] as number;
-      if (!(this.xmitPs > xmit || (this.xmitPs === xmit && this.endSeq > (segs.end[k] as number)))) continue;
+      if (segs.flags[k]! & (SEG_SACKED | SEG_LOST)) continue;
+      const xmit = segs.xmitPs[k]!;
+      if (!(this.xmitPs > xmit || (this.xmitPs === xmit && this.endSeq > segs.end[k]!))) continue;
       const remaining = this.rttPs + reoWndPs - (nowPs - xmit);
       if (remaining <= 0) segs.markLost(k);
       else if (remaining > timeout) timeout = remaining;

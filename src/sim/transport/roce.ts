@@ -183,7 +183,7 @@ export class RoceConnection extends Connection {
       this.onCnp(now);
       return;
     }
-    const psn = pool.seq[p] as number;
+    const psn = pool.seq[p]!;
     if (psn > this.sndUna) {
       this.sndUna = psn;
       if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
@@ -208,15 +208,14 @@ export class RoceConnection extends Connection {
       ctx.counters.cnps++;
       ctx.sendControl(this, KIND_CNP, CLS_CONTROL, 0, 0, 0);
     }
-    const seq = pool.seq[p] as number;
+    const seq = pool.seq[p]!;
     if (seq === this.expected) {
-      this.expected += pool.payload[p] as number;
+      this.expected += pool.payload[p]!;
       this.nakSent = false;
       this.delivered = this.expected;
       this.lastDeliveryPs = now;
       const atMessageEnd =
-        this.messageHead < this.messageEnds.length &&
-        this.expected >= (this.messageEnds[this.messageHead] as number);
+        this.messageHead < this.messageEnds.length && this.expected >= this.messageEnds[this.messageHead]!;
       if (++this.sinceAck >= this.config.ackEvery || atMessageEnd) {
         this.sinceAck = 0;
         ctx.sendControl(this, KIND_ACK, CLS_CONTROL, this.expected, 0, 0);

@@ -18,13 +18,13 @@ export class SackScoreboard {
   /** Forget what snd_una has passed. */
   prune(una: number): void {
     const r = this.ranges;
-    while (r.length > 0 && (r[0] as number) < una) {
-      const end = r[1] as number;
+    while (r.length > 0 && r[0]! < una) {
+      const end = r[1]!;
       if (end <= una) {
-        this.bytes -= end - (r[0] as number);
+        this.bytes -= end - r[0]!;
         r.splice(0, 2);
       } else {
-        this.bytes -= una - (r[0] as number);
+        this.bytes -= una - r[0]!;
         r[0] = una;
       }
     }
@@ -35,13 +35,13 @@ export class SackScoreboard {
     start = Math.max(start, una);
     const r = this.ranges;
     let i = 0;
-    while (i < r.length && (r[i + 1] as number) < start) i += 2;
+    while (i < r.length && r[i + 1]! < start) i += 2;
     let j = i;
     let removed = 0;
-    while (j < r.length && (r[j] as number) <= end) {
-      start = Math.min(start, r[j] as number);
-      end = Math.max(end, r[j + 1] as number);
-      removed += (r[j + 1] as number) - (r[j] as number);
+    while (j < r.length && r[j]! <= end) {
+      start = Math.min(start, r[j]!);
+      end = Math.max(end, r[j + 1]!);
+      removed += r[j + 1]! - r[j]!;
       j += 2;
     }
     r.splice(i, j - i, start, end);
@@ -51,7 +51,7 @@ export class SackScoreboard {
   /** Highest SACKed byte (exclusive end), or `una` when nothing is SACKed. */
   highest(una: number): number {
     const r = this.ranges;
-    return r.length > 0 ? (r[r.length - 1] as number) : una;
+    return r.length > 0 ? r[r.length - 1]! : una;
   }
 
   /** Bytes below this point sit under at least `threshold` SACKed bytes: holes there are lost. */
@@ -59,8 +59,8 @@ export class SackScoreboard {
     const r = this.ranges;
     let above = 0;
     for (let i = r.length - 2; i >= 0; i -= 2) {
-      above += (r[i + 1] as number) - (r[i] as number);
-      if (above >= threshold) return r[i] as number;
+      above += r[i + 1]! - r[i]!;
+      if (above >= threshold) return r[i]!;
     }
     return una;
   }
@@ -70,8 +70,8 @@ export class SackScoreboard {
     const r = this.ranges;
     let total = 0;
     for (let i = 0; i < r.length; i += 2) {
-      const s = Math.max(from, r[i] as number);
-      const e = Math.min(to, r[i + 1] as number);
+      const s = Math.max(from, r[i]!);
+      const e = Math.min(to, r[i + 1]!);
       if (e > s) total += e - s;
     }
     return total;
@@ -83,8 +83,8 @@ export class SackScoreboard {
     const r = this.ranges;
     let x = from;
     for (let i = 0; i < r.length && x < limit; i += 2) {
-      const s = r[i] as number;
-      const e = r[i + 1] as number;
+      const s = r[i]!;
+      const e = r[i + 1]!;
       if (e <= x) continue;
       if (s > x) {
         this.holeEnd = Math.min(s, limit);

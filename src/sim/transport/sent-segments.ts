@@ -74,8 +74,8 @@ export class SentSegments {
   retransmit(start: number, end: number, nowPs: number): void {
     for (let i = this.find(start); i >= 0 && i < this.count; i++) {
       const k = this.at(i);
-      if ((this.start[k] as number) >= end) break;
-      const f = this.flags[k] as number;
+      if (this.start[k]! >= end) break;
+      const f = this.flags[k]!;
       if (f & SEG_SACKED) continue;
       if (f & SEG_LOST) this.lostBytes -= this.len(k);
       if (!(f & SEG_RETRANS)) this.retransBytes += this.len(k);
@@ -93,7 +93,7 @@ export class SentSegments {
   }
 
   len(k: number): number {
-    return (this.end[k] as number) - (this.start[k] as number);
+    return this.end[k]! - this.start[k]!;
   }
 
   /** Index (0-based from snd_una) of the segment holding `seq`, or -1. */
@@ -103,8 +103,8 @@ export class SentSegments {
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const k = this.at(mid);
-      if ((this.end[k] as number) <= seq) lo = mid + 1;
-      else if ((this.start[k] as number) > seq) hi = mid - 1;
+      if (this.end[k]! <= seq) lo = mid + 1;
+      else if (this.start[k]! > seq) hi = mid - 1;
       else return mid;
     }
     return -1;
@@ -120,8 +120,8 @@ export class SentSegments {
   ackTo(ack: number, onDelivered: (k: number) => void): void {
     while (this.count > 0) {
       const k = this.head;
-      if ((this.end[k] as number) > ack) break;
-      const f = this.flags[k] as number;
+      if (this.end[k]! > ack) break;
+      const f = this.flags[k]!;
       const len = this.len(k);
       if (f & SEG_SACKED) this.sackedBytes -= len;
       else {
@@ -142,8 +142,8 @@ export class SentSegments {
     if (i < 0) return;
     for (; i < this.count; i++) {
       const k = this.at(i);
-      if ((this.end[k] as number) > end) break;
-      const f = this.flags[k] as number;
+      if (this.end[k]! > end) break;
+      const f = this.flags[k]!;
       if (f & SEG_SACKED) continue;
       const len = this.len(k);
       if (f & SEG_LOST) this.lostBytes -= len;
@@ -157,7 +157,7 @@ export class SentSegments {
 
   /** Deem segment at ring position `k` lost (a retransmission lost again loses its RETRANS mark). */
   markLost(k: number): void {
-    const f = this.flags[k] as number;
+    const f = this.flags[k]!;
     if (f & (SEG_SACKED | SEG_LOST)) return;
     if (f & SEG_RETRANS) this.retransBytes -= this.len(k);
     this.flags[k] = (f & ~SEG_RETRANS) | SEG_LOST;
@@ -169,18 +169,18 @@ export class SentSegments {
     const len = this.len(k);
     this.delivered += len;
     this.newlyDelivered += len;
-    const xmit = this.xmitPs[k] as number;
+    const xmit = this.xmitPs[k]!;
     if (
       this.priorDelivered < 0 ||
       xmit > this.firstTxPs ||
-      (xmit === this.firstTxPs && (this.end[k] as number) > this.lastEndSeq)
+      (xmit === this.firstTxPs && this.end[k]! > this.lastEndSeq)
     ) {
-      this.priorDelivered = this.txDelivered[k] as number;
-      this.priorPs = this.txDeliveredPs[k] as number;
+      this.priorDelivered = this.txDelivered[k]!;
+      this.priorPs = this.txDeliveredPs[k]!;
       this.sampleAppLimited = this.txAppLimited[k] === 1;
-      this.lastEndSeq = this.end[k] as number;
+      this.lastEndSeq = this.end[k]!;
       this.firstTxPs = xmit;
-      this.sendIntervalPs = xmit - (this.txFirstPs[k] as number);
+      this.sendIntervalPs = xmit - this.txFirstPs[k]!;
     }
   }
 
@@ -212,7 +212,7 @@ export class SentSegments {
     const n = this.start.length * 2;
     const mask = this.start.length - 1;
     const copy = <T extends Float64Array | Uint8Array>(old: T, fresh: T): T => {
-      for (let i = 0; i < this.count; i++) fresh[i] = old[(this.head + i) & mask] as number;
+      for (let i = 0; i < this.count; i++) fresh[i] = old[(this.head + i) & mask]!;
       return fresh;
     };
     this.start = copy(this.start, new Float64Array(n));

@@ -44,18 +44,12 @@ export class RackTcpConnection extends TcpConnection {
   private readonly segments: SentSegments;
   private readonly onDelivered = (k: number): void => {
     const segs = this.segments;
-    this.rack.advance(
-      segs.flags[k] as number,
-      segs.end[k] as number,
-      segs.xmitPs[k] as number,
-      this.ctx.now,
-      this.minRtt,
-    );
+    this.rack.advance(segs.flags[k]!, segs.end[k]!, segs.xmitPs[k]!, this.ctx.now, this.minRtt);
   };
 
   constructor(o: TcpConnectionOptions) {
     super(o);
-    this.segments = this.segs as SentSegments;
+    this.segments = this.segs!;
   }
 
   /** Linux tcp_packets_in_flight: out - SACKed - lost + retransmitted, in bytes. */
@@ -70,7 +64,7 @@ export class RackTcpConnection extends TcpConnection {
     if (g.lostBytes <= 0) return -1;
     for (let i = 0; i < g.count; i++) {
       const k = g.at(i);
-      if (((g.flags[k] as number) & (SEG_LOST | SEG_SACKED)) === SEG_LOST) return k;
+      if ((g.flags[k]! & (SEG_LOST | SEG_SACKED)) === SEG_LOST) return k;
     }
     return -1;
   }
@@ -102,7 +96,7 @@ export class RackTcpConnection extends TcpConnection {
     if (probe >= 0 && probe < this.sndNxt && probeIndex < 0) probe = -1; // acknowledged meanwhile
     const k = probeIndex >= 0 ? g.at(probeIndex) : probe >= 0 ? -1 : this.firstLost();
     if (k >= 0) {
-      seq = g.start[k] as number;
+      seq = g.start[k]!;
       len = g.len(k);
       isNew = false;
       g.retransmit(seq, seq + len, now);
@@ -132,7 +126,7 @@ export class RackTcpConnection extends TcpConnection {
       return;
     }
     // tcp_schedule_loss_probe: never later than the RTO (from now on an ACK, else from the head's send).
-    const rtoLeft = advancing ? this.rto : (g.xmitPs[g.at(0)] as number) + this.rto - now;
+    const rtoLeft = advancing ? this.rto : g.xmitPs[g.at(0)]! + this.rto - now;
     if (this.caState === CA_OPEN && this.config.sack) {
       const pto = this.rack.probeTimeout(this.srtt, g.count, this.config.minRtoPs);
       this.timerKind = TIMER_TLP;
@@ -150,9 +144,7 @@ export class RackTcpConnection extends TcpConnection {
       return;
     }
     const deadline =
-      this.timerKind === TIMER_RTO
-        ? now + this.rto
-        : Math.max(now + 1, (g.xmitPs[g.at(0)] as number) + this.rto);
+      this.timerKind === TIMER_RTO ? now + this.rto : Math.max(now + 1, g.xmitPs[g.at(0)]! + this.rto);
     this.timerKind = TIMER_RTO;
     this.retransmitTimer.arm(deadline);
   }
@@ -174,7 +166,7 @@ export class RackTcpConnection extends TcpConnection {
   private sendLossProbe(now: number): void {
     if (this.rack.tlpHighSeq < 0) {
       const g = this.segments;
-      this.probeSeq = this.sndNxt < this.appLimit ? this.sndNxt : (g.start[g.at(g.count - 1)] as number);
+      this.probeSeq = this.sndNxt < this.appLimit ? this.sndNxt : g.start[g.at(g.count - 1)]!;
       this.lossProbes++;
       this.rack.probes++;
     }
@@ -254,7 +246,7 @@ export class RackTcpConnection extends TcpConnection {
 
   override onControl(p: number): void {
     const pool = this.ctx.pool;
-    const ack = pool.seq[p] as number;
+    const ack = pool.seq[p]!;
     const now = this.ctx.now;
     const cc = this.cc;
     const g = this.segments;
@@ -272,13 +264,13 @@ export class RackTcpConnection extends TcpConnection {
       if (this.sndNxt < ack) this.sndNxt = ack;
       this.board.prune(ack);
       g.ackTo(ack, this.onDelivered);
-      this.updateRtt(now - (pool.ts[p] as number));
+      this.updateRtt(now - pool.ts[p]!);
     }
     let dsack = false;
     const blocks = pool.sack;
     for (let k = 0; k < SACK_BLOCKS; k++) {
-      const start = blocks[6 * p + 2 * k] as number;
-      const end = blocks[6 * p + 2 * k + 1] as number;
+      const start = blocks[6 * p + 2 * k]!;
+      const end = blocks[6 * p + 2 * k + 1]!;
       if (end <= start) continue;
       // RFC 2883: a first block below the cumulative ACK reports a duplicate (DSACK).
       if (end <= ack) {

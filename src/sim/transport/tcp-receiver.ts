@@ -46,8 +46,8 @@ export class TcpReceiver {
   onSegment(p: number): void {
     const pool = this.ctx.pool;
     const conn = this.conn;
-    const seq = pool.seq[p] as number;
-    const end = seq + (pool.payload[p] as number);
+    const seq = pool.seq[p]!;
+    const end = seq + pool.payload[p]!;
     const before = this.rcvNxt;
     this.lastSegmentStart = seq;
     if (seq < this.rcvNxt) {
@@ -63,15 +63,15 @@ export class TcpReceiver {
       if (seq <= this.rcvNxt) {
         this.rcvNxt = end;
         const ooo = this.outOfOrder;
-        while (ooo.length > 0 && (ooo[0] as number) <= this.rcvNxt) {
-          this.rcvNxt = Math.max(this.rcvNxt, ooo[1] as number);
+        while (ooo.length > 0 && ooo[0]! <= this.rcvNxt) {
+          this.rcvNxt = Math.max(this.rcvNxt, ooo[1]!);
           ooo.splice(0, 2);
         }
       } else {
         this.insertOutOfOrder(seq, end);
       }
     }
-    if (this.unacked === 0) this.unackedTs = pool.ts[p] as number;
+    if (this.unacked === 0) this.unackedTs = pool.ts[p]!;
     // Full-sized segments received (a TSO/GRO packet counts all of its own).
     this.unacked += end - seq > this.config.mssBytes ? Math.ceil((end - seq) / this.config.mssBytes) : 1;
     if (pool.ecn[p] === 2) this.unackedCe = 1;
@@ -86,7 +86,7 @@ export class TcpReceiver {
       conn.delivered = this.rcvNxt;
       conn.lastDeliveryPs = this.ctx.now;
       const head = conn.messageHead;
-      if (head < conn.messageEnds.length && this.rcvNxt >= (conn.messageEnds[head] as number)) ackNow = true;
+      if (head < conn.messageEnds.length && this.rcvNxt >= conn.messageEnds[head]!) ackNow = true;
       this.ctx.delivered(conn);
     }
     if (ackNow) this.sendAck();
@@ -130,18 +130,17 @@ export class TcpReceiver {
     let k = k0;
     let first = -1;
     for (let i = 0; i < ooo.length; i += 2) {
-      if ((ooo[i] as number) <= this.lastSegmentStart && this.lastSegmentStart < (ooo[i + 1] as number))
-        first = i;
+      if (ooo[i]! <= this.lastSegmentStart && this.lastSegmentStart < ooo[i + 1]!) first = i;
     }
     if (first >= 0) {
-      sack[6 * p + 2 * k] = ooo[first] as number;
-      sack[6 * p + 2 * k + 1] = ooo[first + 1] as number;
+      sack[6 * p + 2 * k] = ooo[first]!;
+      sack[6 * p + 2 * k + 1] = ooo[first + 1]!;
       k++;
     }
     for (let i = ooo.length - 2; i >= 0 && k < SACK_BLOCKS; i -= 2) {
       if (i === first) continue;
-      sack[6 * p + 2 * k] = ooo[i] as number;
-      sack[6 * p + 2 * k + 1] = ooo[i + 1] as number;
+      sack[6 * p + 2 * k] = ooo[i]!;
+      sack[6 * p + 2 * k + 1] = ooo[i + 1]!;
       k++;
     }
   }
@@ -149,12 +148,12 @@ export class TcpReceiver {
   private insertOutOfOrder(start: number, end: number): void {
     const ooo = this.outOfOrder;
     let i = 0;
-    while (i < ooo.length && (ooo[i + 1] as number) < start) i += 2;
+    while (i < ooo.length && ooo[i + 1]! < start) i += 2;
     // Merge with every interval it touches.
     let j = i;
-    while (j < ooo.length && (ooo[j] as number) <= end) {
-      start = Math.min(start, ooo[j] as number);
-      end = Math.max(end, ooo[j + 1] as number);
+    while (j < ooo.length && ooo[j]! <= end) {
+      start = Math.min(start, ooo[j]!);
+      end = Math.max(end, ooo[j + 1]!);
       j += 2;
     }
     ooo.splice(i, j - i, start, end);

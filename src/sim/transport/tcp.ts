@@ -223,8 +223,8 @@ export class TcpConnection extends Connection {
 
   /** Keep the per-segment state of a send: new data, or a retransmission of what was sent before. */
   protected recordSend(start: number, end: number, now: number): void {
-    const segs = this.segs as SentSegments;
-    const known = segs.count > 0 ? (segs.end[segs.at(segs.count - 1)] as number) : this.sndUna;
+    const segs = this.segs!;
+    const known = segs.count > 0 ? segs.end[segs.at(segs.count - 1)]! : this.sndUna;
     if (start < known) segs.retransmit(start, Math.min(end, known), now);
     if (end > known) segs.push(Math.max(start, known), end, now);
   }
@@ -357,7 +357,7 @@ export class TcpConnection extends Connection {
 
   onControl(p: number): void {
     const pool = this.ctx.pool;
-    const ack = pool.seq[p] as number;
+    const ack = pool.seq[p]!;
     const now = this.ctx.now;
     const mss = this.config.mssBytes;
     const cc = this.cc;
@@ -377,7 +377,7 @@ export class TcpConnection extends Connection {
       if (this.sndNxt < ack) this.sndNxt = ack;
       if (sack) this.board.prune(ack);
       if (segs !== null) segs.ackTo(ack, noop);
-      this.updateRtt(now - (pool.ts[p] as number));
+      this.updateRtt(now - pool.ts[p]!);
       if (ack >= this.recover) this.afterTimeout = false;
       if (this.inRecovery) {
         if (ack >= this.recover) {
@@ -428,7 +428,7 @@ export class TcpConnection extends Connection {
 
   /** Fill this ACK's rate sample (tcp_rate.c tcp_rate_gen) and hand it to cong_control (BBR). */
   protected rateSample(now: number, inflightBytes: number, caState: number): void {
-    const segs = this.segs as SentSegments;
+    const segs = this.segs!;
     const rs = this.rs;
     rs.nowPs = now;
     rs.inflightBytes = inflightBytes;
@@ -447,8 +447,8 @@ export class TcpConnection extends Connection {
     const blocks = this.ctx.pool.sack;
     const segs = this.segs;
     for (let k = 0; k < SACK_BLOCKS; k++) {
-      const start = blocks[6 * p + 2 * k] as number;
-      const end = blocks[6 * p + 2 * k + 1] as number;
+      const start = blocks[6 * p + 2 * k]!;
+      const end = blocks[6 * p + 2 * k + 1]!;
       if (end > start) {
         this.board.add(start, end, this.sndUna);
         if (segs !== null && end > this.sndUna) segs.sack(Math.max(start, this.sndUna), end, noop);

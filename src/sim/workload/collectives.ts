@@ -112,7 +112,7 @@ export class CollectiveWorkload implements Workload {
       for (let r = 0; r < n; r++) {
         for (let d = 0; d < n; d++) {
           if (d === r) continue;
-          const conn = connect(ranks[r] as number, ranks[d] as number, this.spec.transport, this);
+          const conn = connect(ranks[r]!, ranks[d]!, this.spec.transport, this);
           this.conns[r * n + d] = conn;
           this.rankOfConnSrc.set(conn, r);
           this.rankOfConnDst.set(conn, d);
@@ -120,7 +120,7 @@ export class CollectiveWorkload implements Workload {
       }
     } else {
       for (let r = 0; r < n; r++) {
-        const conn = connect(ranks[r] as number, ranks[(r + 1) % n] as number, this.spec.transport, this);
+        const conn = connect(ranks[r]!, ranks[(r + 1) % n]!, this.spec.transport, this);
         this.conns.push(conn);
         this.rankOfConnSrc.set(conn, r);
         this.rankOfConnDst.set(conn, (r + 1) % n);
@@ -133,11 +133,11 @@ export class CollectiveWorkload implements Workload {
   }
 
   private beginCompute(rank: number): void {
-    const sim = this.sim as Simulator;
+    const sim = this.sim!;
     const jitter = this.spec.computeJitterPs > 0 ? sim.rng.normal() * this.spec.computeJitterPs : 0;
     const compute = Math.max(0, Math.round(this.spec.computeMeanPs + jitter));
     const join = (): void => {
-      const iteration = this.computesDone[rank] as number;
+      const iteration = this.computesDone[rank]!;
       this.reserve(iteration);
       this.joinPs[iteration * this.spec.ranks.length + rank] = sim.now;
       this.computesDone[rank] = iteration + 1;
@@ -149,29 +149,29 @@ export class CollectiveWorkload implements Workload {
 
   /** Send every step this rank is allowed to: its compute is done and its input has arrived. */
   private pump(rank: number): void {
-    const sim = this.sim as Simulator;
+    const sim = this.sim!;
     const n = this.spec.ranks.length;
     const steps = this.steps;
     if (this.spec.kind === 'alltoall') {
-      const iteration = this.sent[rank] as number;
-      if (iteration >= (this.computesDone[rank] as number)) return;
+      const iteration = this.sent[rank]!;
+      if (iteration >= this.computesDone[rank]!) return;
       this.sent[rank] = iteration + 1;
       for (let d = 0; d < n; d++)
-        if (d !== rank) sim.offer(this.conns[rank * n + d] as Connection, this.chunkBytes, iteration);
+        if (d !== rank) sim.offer(this.conns[rank * n + d]!, this.chunkBytes, iteration);
       return;
     }
     for (;;) {
-      const g = this.sent[rank] as number;
+      const g = this.sent[rank]!;
       const iteration = Math.floor(g / steps);
-      if (iteration >= this.spec.iterations || iteration >= (this.computesDone[rank] as number)) return;
-      if ((this.received[rank] as number) < g) return;
+      if (iteration >= this.spec.iterations || iteration >= this.computesDone[rank]!) return;
+      if (this.received[rank]! < g) return;
       this.sent[rank] = g + 1;
-      sim.offer(this.conns[rank] as Connection, this.chunkBytes, g);
+      sim.offer(this.conns[rank]!, this.chunkBytes, g);
     }
   }
 
   onMessage(conn: Connection, tag: number, nowPs: number): void {
-    const rank = this.rankOfConnDst.get(conn) as number;
+    const rank = this.rankOfConnDst.get(conn)!;
     const n = this.spec.ranks.length;
     let iteration = -1;
     if (this.spec.kind === 'alltoall') {
@@ -181,14 +181,14 @@ export class CollectiveWorkload implements Workload {
       this.alltoallReceived[slot] = got;
       if (got === n - 1) iteration = tag;
     } else {
-      const got = (this.received[rank] as number) + 1;
+      const got = this.received[rank]! + 1;
       this.received[rank] = got;
       if (got % this.steps === 0) iteration = got / this.steps - 1;
     }
     if (iteration >= 0) {
       this.reserve(iteration);
       this.finishRankPs[iteration * n + rank] = nowPs;
-      const ranksDone = (this.ranksDoneByIteration[iteration] as number) + 1;
+      const ranksDone = this.ranksDoneByIteration[iteration]! + 1;
       this.ranksDoneByIteration[iteration] = ranksDone;
       if (ranksDone === n) this.iterationsFinished++;
       if (++this.ranksFinished === n * this.spec.iterations) {
@@ -216,13 +216,13 @@ export class CollectiveWorkload implements Workload {
       let lastJoin = -Infinity;
       let lastFinish = -Infinity;
       for (let r = 0; r < n; r++) {
-        const join = this.joinPs[i * n + r] as number;
-        const finish = this.finishRankPs[i * n + r] as number;
+        const join = this.joinPs[i * n + r]!;
+        const finish = this.finishRankPs[i * n + r]!;
         if (finish < 0) continue;
         firstJoin = Math.min(firstJoin, join);
         lastJoin = Math.max(lastJoin, join);
         lastFinish = Math.max(lastFinish, finish);
-        const previous = i === 0 ? this.startPs : (this.finishRankPs[(i - 1) * n + r] as number);
+        const previous = i === 0 ? this.startPs : this.finishRankPs[(i - 1) * n + r]!;
         points.push({
           iteration: i,
           rank: r,

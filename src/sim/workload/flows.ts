@@ -70,8 +70,8 @@ export class FlowsWorkload implements Workload {
     const fcts: number[] = [];
     let bytes = 0;
     this.conns.forEach((conn, i) => {
-      const finish = this.finishByConn[i] as number;
-      if (finish >= 0) fcts.push((finish - (this.startByConn[i] as number)) / 1e6);
+      const finish = this.finishByConn[i]!;
+      if (finish >= 0) fcts.push((finish - this.startByConn[i]!) / 1e6);
       bytes += conn.delivered;
     });
     const endPs = this.done ? this.finishPs : stopPs;

@@ -48,7 +48,7 @@ export class IncastWorkload implements Workload {
   }
 
   private beginRound(): void {
-    const sim = this.sim as Simulator;
+    const sim = this.sim!;
     if (this.startPs < 0) this.startPs = sim.now;
     this.roundStartPs = sim.now;
     this.outstanding = this.conns.length;

@@ -223,14 +223,13 @@ export class BbrCc extends BaseCongestionControl {
     }
     this.ackEpochAcked += rs.ackedBytes;
     const extra = Math.min(this.ackEpochAcked - expected, w.cwnd);
-    if (extra > (this.extraAcked[this.extraAckedIndex] as number))
-      this.extraAcked[this.extraAckedIndex] = extra;
+    if (extra > this.extraAcked[this.extraAckedIndex]!) this.extraAcked[this.extraAckedIndex] = extra;
   }
 
   /** tcp_bbr.c bbr_ack_aggregation_cwnd: once the pipe is full, room for the largest recent aggregate. */
   private aggregationCwnd(): number {
     if (!this.fullBwReached) return 0;
-    const extra = Math.max(this.extraAcked[0] as number, this.extraAcked[1] as number);
+    const extra = Math.max(this.extraAcked[0]!, this.extraAcked[1]!);
     return Math.min(BBR_EXTRA_ACKED_GAIN * extra, this.bw.value * BBR_EXTRA_ACKED_MAX_PS);
   }
 
@@ -322,7 +321,7 @@ export class BbrCc extends BaseCongestionControl {
         this.cwndGain = BBR_HIGH_GAIN;
         break;
       case BBR_PROBE_BW:
-        this.pacingGain = BBR_PACING_GAINS[this.cycleIndex] as number;
+        this.pacingGain = BBR_PACING_GAINS[this.cycleIndex]!;
         this.cwndGain = BBR_CWND_GAIN;
         break;
       default:

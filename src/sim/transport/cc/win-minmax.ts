@@ -7,7 +7,7 @@ export class WindowedMax {
   private readonly v = [0, 0, 0];
 
   get value(): number {
-    return this.v[0] as number;
+    return this.v[0]!;
   }
 
   reset(time: number, value: number): number {
@@ -20,11 +20,11 @@ export class WindowedMax {
   update(window: number, time: number, value: number): number {
     const t = this.t;
     const v = this.v;
-    if (value >= (v[0] as number) || time - (t[2] as number) > window) return this.reset(time, value);
-    if (value >= (v[1] as number)) {
+    if (value >= v[0]! || time - t[2]! > window) return this.reset(time, value);
+    if (value >= v[1]!) {
       t[2] = t[1] = time;
       v[2] = v[1] = value;
-    } else if (value >= (v[2] as number)) {
+    } else if (value >= v[2]!) {
       t[2] = time;
       v[2] = value;
     }
@@ -35,12 +35,12 @@ export class WindowedMax {
   private subwinUpdate(window: number, time: number, value: number): number {
     const t = this.t;
     const v = this.v;
-    const dt = time - (t[0] as number);
+    const dt = time - t[0]!;
     if (dt > window) {
-      t[0] = t[1] as number;
-      v[0] = v[1] as number;
-      t[1] = t[2] as number;
-      v[1] = v[2] as number;
+      t[0] = t[1]!;
+      v[0] = v[1]!;
+      t[1] = t[2]!;
+      v[1] = v[2]!;
       t[2] = time;
       v[2] = value;
       if (time - t[0] > window) {
@@ -58,6 +58,6 @@ export class WindowedMax {
       t[2] = time;
       v[2] = value;
     }
-    return v[0] as number;
+    return v[0]!;
   }
 }
