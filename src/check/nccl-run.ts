@@ -38,6 +38,9 @@ export interface CollectiveGuess {
   basis: 'log' | 'file name' | 'table';
 }
 
+/** busbw/algbw matches a factor within 2%: nccl-tests prints both to two decimals, so 0.01 GB/s rounding moves the ratio. */
+const FACTOR_TOLERANCE = 0.02;
+
 /**
  * The collective of a run: stated by the log (2.17.4+ header, command line), else named in the file
  * name, else read from the table: count x type size = size with a reduction and no root is
@@ -62,7 +65,7 @@ export function collectiveOp(test: NcclTestsTest, source = ''): CollectiveGuess 
   if (!reduces || (row.root !== null && row.root >= 0) || row.count * typeBytes !== row.sizeBytes)
     return null;
   const factor = row.outOfPlace.busbwGBps / row.outOfPlace.algbwGBps;
-  const near = (value: number) => Math.abs(factor - value) <= 0.02 * value;
+  const near = (value: number) => Math.abs(factor - value) <= FACTOR_TOLERANCE * value;
   if (near(busbwFactor('all_reduce', ranks))) return { op: 'all_reduce', basis: 'table' };
   if (near(busbwFactor('sendrecv', ranks))) return { op: 'sendrecv', basis: 'table' };
   return null;

@@ -18,6 +18,10 @@ import { recogniseText } from './recognise.js';
 
 /** Above this a file is parsed by streaming (nccl-tests) and its text is not kept for line look-ups. */
 const KEEP_TEXT_BYTES = 32 * 1024 * 1024;
+/** Folders deeper than this under --from are not read (a capture tree is host/tool files; a deeper one is a mistake or a loop). */
+const MAX_DEPTH = 8;
+/** A capture this short whose first line reads like a shell or tool error is the error of a missing or failed tool. */
+const FAILED_TOOL_MAX_BYTES = 2048;
 
 /** Captures that can only describe one machine: their presence at the top level makes the folder a host. */
 const HOST_KINDS: ReadonlySet<CaptureKind> = new Set([
@@ -73,7 +77,7 @@ function fileTypeName(info: Stats): string {
  * blocking or looping (a FIFO, a device, a dangling link, a link to a folder) becomes a note naming it.
  */
 async function listFiles(dir: string, root: string, notes: string[], depth = 0): Promise<string[]> {
-  if (depth > 8) return [];
+  if (depth > MAX_DEPTH) return [];
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -159,7 +163,7 @@ async function readCapture(path: string, root: string, notes: string[]): Promise
     // A capture of a tool that was not installed or failed holds only its error: quote it.
     const firstLine = text.trim().split('\n')[0] ?? '';
     const failed =
-      text.length < 2048 &&
+      text.length < FAILED_TOOL_MAX_BYTES &&
       /command not found|not found|no such file|failed|permission denied|error/i.test(firstLine);
     notes.push(
       failed

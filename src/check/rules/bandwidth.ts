@@ -22,6 +22,8 @@ import {
 
 /** A healthy cluster reaches about 90% of the modelled plateau; the model already includes protocol and NIC efficiency. */
 export const BUSBW_MIN_RATIO = 0.9;
+/** The printed average is noted when it is below this share of the plateau (an average over small sizes, not a judgement). */
+const AVG_NOTE_RATIO = 0.9;
 const SHORT_SWEEP_BYTES = 256 * 1024 ** 2;
 /** Below this largest size no collective is near its plateau on current hardware: not judged. */
 const MIN_JUDGED_BYTES = 64 * 1024 ** 2;
@@ -181,7 +183,7 @@ function checkPlateau(
     shape.nodes === 1 && !ok ? '; a single-node run measures NVLink/PCIe, not the fabric' : '';
   // The printed average mixes in every small size from -b up; say so where it differs, never judge on it.
   const avgNote =
-    test.avgBusbwGBps !== null && test.avgBusbwGBps < 0.9 * measured.busbwGBps
+    test.avgBusbwGBps !== null && test.avgBusbwGBps < AVG_NOTE_RATIO * measured.busbwGBps
       ? `; the printed Avg bus bandwidth ${test.avgBusbwGBps} GB/s reflects -b ${test.header?.minBytes ?? '?'} B, not the fabric`
       : '';
   const finding = makeFinding('busbw.plateau', {

@@ -22,6 +22,8 @@ import {
 } from '../types.js';
 
 const DISTANCE: Record<string, number> = { PIX: 0, PXB: 1, PHB: 2, NODE: 3, SYS: 4, SOC: 4 };
+/** From NODE on (across host bridges or sockets) the pair is an error; PHB only warns (docs/checks.md, gdr.nic-distance). */
+const FAR_DISTANCE = DISTANCE.NODE!;
 // nvidia-smi's NODE (across host bridges of one socket) is NCCL's PHB; SOC is the old name of SYS.
 const NCCL_PATH: Record<string, NcclPathType> = {
   PIX: 'PIX',
@@ -68,7 +70,7 @@ function checkDistance(
 ): CheckFinding[] {
   const findings: CheckFinding[] = [];
   const base = { family: 'gdr' as const, host: host.host };
-  const far = paths.filter((path) => DISTANCE[path.link]! >= 3);
+  const far = paths.filter((path) => DISTANCE[path.link]! >= FAR_DISTANCE);
   const bridged = paths.filter((path) => path.link === 'PHB');
   if (far.length > 0) {
     findings.push(
