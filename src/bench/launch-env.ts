@@ -14,7 +14,8 @@ export interface LaunchIdentity {
   masterPort: number;
 }
 
-const RANK_SOURCES: readonly { source: string; rank: string; size: string }[] = [
+/** The launch-environment table: who sets which pair, in the order they are tried. */
+export const RANK_SOURCES: readonly { source: string; rank: string; size: string }[] = [
   { source: 'Open MPI', rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE' },
   { source: 'PMI', rank: 'PMI_RANK', size: 'PMI_SIZE' },
   { source: 'Slurm', rank: 'SLURM_PROCID', size: 'SLURM_NTASKS' },
@@ -55,8 +56,9 @@ export function detectLaunch(env: NodeJS.ProcessEnv, rendezvous?: string): Launc
   for (const candidate of RANK_SOURCES) {
     const r = wholeNumber(env, candidate.rank);
     const s = wholeNumber(env, candidate.size);
-    // Half a pair is a broken launch, not a one-rank job (except Slurm's SLURM_NTASKS in an
-    // salloc shell, where no task has been started yet).
+    // Half a pair is a broken launch, not a one-rank job, except under Slurm: an salloc shell has
+    // SLURM_NTASKS and no task yet, a batch script's step has SLURM_PROCID=0 without SLURM_NTASKS
+    // unless --ntasks was given; both are one rank until srun starts tasks.
     if ((r === undefined) !== (s === undefined) && candidate.source !== 'Slurm') {
       const [set, missing] =
         r === undefined ? [candidate.size, candidate.rank] : [candidate.rank, candidate.size];
