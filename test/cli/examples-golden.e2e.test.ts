@@ -1,7 +1,7 @@
 /**
  * Every file in examples/ through every command that reads it, text and `--json`, held byte for byte
  * against goldens in test/cli/golden/examples (createdAt and timing left out of the JSON: they change
- * every run). A restructuring that changes what a user sees fails here; a deliberate change is
+ * every run; the checkout's path held as `<repo>`). A restructuring that changes what a user sees fails here; a deliberate change is
  * accepted with UPDATE_GOLDEN=1 and shows as a diff of the goldens. Scenarios are held by the
  * simulator's fingerprints (test/sim), which this does not repeat.
  */
@@ -28,13 +28,16 @@ function stableJson(stdout: string): string {
   return `${JSON.stringify(Array.isArray(parsed) ? parsed.map(strip) : strip(parsed), null, 2)}\n`;
 }
 
+/** Paths the commands echo (check's inputs.from and inputs.cluster) name the checkout: held as `<repo>/...`. */
+const portable = (text: string) => text.split(REPO_ROOT).join('<repo>/');
+
 async function expectCommand(name: string, args: string[]): Promise<void> {
   const text = await runCli(args);
   expect(text.code, text.stderr).toBe(0);
-  expectGolden(join(GOLDEN, `${name}.txt`), text.stdout);
+  expectGolden(join(GOLDEN, `${name}.txt`), portable(text.stdout));
   const json = await runCli([...args, '--json']);
   expect(json.code, json.stderr).toBe(0);
-  expectGolden(join(GOLDEN, `${name}.json`), stableJson(json.stdout));
+  expectGolden(join(GOLDEN, `${name}.json`), portable(stableJson(json.stdout)));
 }
 
 describe('examples/ through every command that reads them', () => {
