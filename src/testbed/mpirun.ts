@@ -8,13 +8,14 @@
  * one per host in turn (`--map-by node`); more ranks than hosts wrap around (`--oversubscribe`).
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EnvironmentError, UsageError } from '../core/errors.js';
 import { requireNamespaces } from './exec.js';
 import { hostFault } from './faults.js';
 import { TESTBED_MASTER_PORT, hostAddress, validateName } from './names.js';
 import { completeTestbed } from './run.js';
-import type { TestbedState } from './state.js';
+import { mpiSessionBase, type TestbedState } from './state.js';
 
 /** The testbed hosts' interface to the switch (up.ts): daemons and BTL traffic are kept on it. */
 const TESTBED_INTERFACE = 'eth0';
@@ -37,6 +38,25 @@ export function agentCommand(name: string): string[] {
   return agent;
 }
 
+/**
+ * The environment of a remote daemon on host NAMESPACE (rsh-agent.ts): the host's name for `bench
+ * tcp`'s header, and a session folder of its own (mpiSessionBase, made here) given as
+ * orte_tmpdir_base. mpirun (host 0) keeps Open MPI's default folder and is started without that
+ * variable (mpirunEnv): mpirun forwards an orte_tmpdir_base it has to every daemon's command line,
+ * which would override theirs and put all hosts in one folder again.
+ */
+export function daemonEnv(name: string, namespace: string): NodeJS.ProcessEnv {
+  const base = mpiSessionBase(name, namespace);
+  mkdirSync(base, { recursive: true });
+  return { ...process.env, AIFABRIC_TESTBED_HOST: namespace, OMPI_MCA_orte_tmpdir_base: base };
+}
+
+function mpirunEnv(namespace: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, AIFABRIC_TESTBED_HOST: namespace };
+  delete env.OMPI_MCA_orte_tmpdir_base;
+  return env;
+}
+
 /** mpirun's argv, to run inside host 0's namespace. */
 export function mpirunArgv(
   state: TestbedState,
@@ -57,8 +77,12 @@ export function mpirunArgv(
     '--mca',
     'oob_tcp_if_include',
     TESTBED_INTERFACE,
-    // MPI traffic over TCP only, on the testbed's wire: the namespaces share /dev/shm, so a shared-memory
-    // transport (vader, UCX) would carry it past the emulated ports and faults.
+    // No hwloc topology in shared memory, a start-up saving only: orted writes it at a fixed address
+    // in a hole of its address space (rtc_hwloc.c, find_hole), and CI saw orted die there (SIGSEGV in
+    // hwloc_shmem_topology_write) while the daemons still shared one session folder (mpiSessionBase).
+    '--mca',
+    'rtc_hwloc_vmhole',
+    'none',
     '--mca',
     'pml',
     'ob1',
@@ -106,7 +130,7 @@ export async function testbedMpirun(
   const host0 = state.hostNamespaces[0]!;
   const argv = ['ip', 'netns', 'exec', host0, ...mpirunArgv(state, program, options)];
   const child = spawn(argv[0]!, argv.slice(1), {
-    env: { ...process.env, AIFABRIC_TESTBED_HOST: host0 },
+    env: mpirunEnv(host0),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const forward = (signal: NodeJS.Signals) => (): void => {

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { hostFault } from './faults.js';
 import { hostAddress } from './names.js';
 import { joinCgroup } from './cgroup.js';
+import { daemonEnv } from './mpirun.js';
 import { readState, type TestbedState } from './state.js';
 
 function hostIndex(state: TestbedState, host: string): number {
@@ -46,7 +47,7 @@ function main(argv: string[]): void {
       : undefined;
   const [program, ...args] = cgroup ? joinCgroup(cgroup, inner) : inner;
   const child = spawn(program!, args, {
-    env: { ...process.env, AIFABRIC_TESTBED_HOST: namespace },
+    env: daemonEnv(name, namespace),
     stdio: 'inherit',
   });
   child.on('error', (error) => fail(3, error.message));

@@ -85,7 +85,18 @@ export function writeState(state: TestbedState): void {
   }
 }
 
+/**
+ * Where Open MPI keeps the session directory of host NAMESPACE during `testbed mpirun`. The hosts
+ * share one file system and one host name, so left to itself every daemon would use the same
+ * `/tmp/ompi.HOSTNAME.UID/jf.N` and clobber the others' files (topology segment, PMIx stores, and the
+ * whole folder when the first daemon to finish removes it). Removed with the state.
+ */
+export function mpiSessionBase(name: string, namespace: string): string {
+  return join(stateDir(), `${name}.mpi`, namespace);
+}
+
 export function removeState(name: string): void {
+  rmSync(join(stateDir(), `${name}.mpi`), { recursive: true, force: true });
   rmSync(statePath(name), { force: true });
 }
 

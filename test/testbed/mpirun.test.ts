@@ -3,11 +3,13 @@
  * `testbed mpirun` starts mpirun in host 0 and each remote daemon in its own host's namespace, so a
  * 4-rank `bench tcp` all_reduce runs with one rank on each of 4 emulated hosts (each rank's host is in
  * the nccl-tests header) and checks its data (-c 1). The rsh agent refuses a host the testbed lacks.
+ * Every emulated host keeps its own Open MPI session folder (they share /tmp and the host name).
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testbedDown } from '../../src/testbed/index.js';
+import { stateDir, testbedDown } from '../../src/testbed/index.js';
 import { which } from '../bench/helpers.js';
 import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
@@ -78,5 +80,36 @@ describe.skipIf(!canNetns || !haveMpirun)('testbed mpirun: Open MPI across emula
     const run = spawnSync(process.execPath, [agent, NAME, '10.99.0.77', 'true'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/host "10\.99\.0\.77" is not in testbed/);
+  });
+
+  it('each emulated host has a session folder of its own (they share one file system and host name), removed by down', async () => {
+    const run = await runCli(
+      [
+        'testbed',
+        'mpirun',
+        '--name',
+        NAME,
+        '--',
+        'sh',
+        '-c',
+        'echo "$AIFABRIC_TESTBED_HOST $OMPI_FILE_LOCATION"',
+      ],
+      { timeoutMs: 60_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('PMIX ERROR');
+    const folders = new Map(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ') as [string, string]),
+    );
+    expect([...folders.keys()].sort()).toEqual([0, 1, 2, 3].map((host) => `${NAME}-h${host}`));
+    const sessionOf = (path: string): string => path.replace(/\/ompi\.[^/]+\/.*$/, '');
+    expect(new Set([...folders.values()].map(sessionOf)).size).toBe(4);
+    for (let host = 1; host < 4; host++)
+      expect(folders.get(`${NAME}-h${host}`)).toContain(join(stateDir(), `${NAME}.mpi`, `${NAME}-h${host}`));
+    expect((await runCli(['testbed', 'down', '--name', NAME])).code).toBe(0);
+    expect(existsSync(join(stateDir(), `${NAME}.mpi`))).toBe(false);
   });
 });
