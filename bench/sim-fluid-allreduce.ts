@@ -2,13 +2,21 @@
  * Fluid mode at scale: ring all_reduce of 1 GiB over 4,096 GPUs (512 nodes of 8) on a
  * non-blocking leaf-spine of 400 Gb/s links, intra-node hops over NVLink.
  *   npx tsx bench/sim-fluid-allreduce.ts [--nodes 512] [--gpus 8] [--size-gib 1] [--oversub 1] [--scatter 0]
- *     [--alpha-ns 1000] [--delay-ns 500] [--nvlink-latency-ns 500]
+ *     [--alpha-ns 1000] [--delay-ns 500] [--nvlink-latency-ns 500] [--algo ring|hierarchical]
+ * --algo hierarchical runs the hierarchical all_reduce instead (reduce-scatter in each node, one ring
+ * per local GPU index across nodes, all_gather in each node: workloads/hierarchical.ts); its
+ * 16,384-GPU case is `--nodes 2048 --algo hierarchical`.
  * --scatter 1 places nodes on hosts in seeded random order, so ring hops cross leaves and collide
  * on spines (ECMP), as when a scheduler ignores topology. Prints figures; never passes or fails on time.
  */
 import { buildTopology } from '../src/sim/topo/index.js';
 import { createRng } from '../src/core/rng.js';
-import { buildRingAllReduce, fabricFromTopology, simulateFluid } from '../src/sim/fluid/index.js';
+import {
+  buildHierarchicalAllReduce,
+  buildRingAllReduce,
+  fabricFromTopology,
+  simulateFluid,
+} from '../src/sim/fluid/index.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -20,6 +28,12 @@ const gpusPerNode = flag('gpus', 8);
 const sizeBytes = flag('size-gib', 1) * 2 ** 30;
 const oversubscription = flag('oversub', 1);
 const scatter = flag('scatter', 0) === 1;
+const algoIndex = process.argv.indexOf('--algo');
+const algo = algoIndex >= 0 ? process.argv[algoIndex + 1] : 'ring';
+if (algo !== 'ring' && algo !== 'hierarchical') {
+  console.error(`--algo: "${algo}" is not ring or hierarchical`);
+  process.exit(2);
+}
 const hostsPerLeaf = 32;
 const linkRateBps = 400e9;
 const linkDelayNs = flag('delay-ns', 500);
@@ -48,7 +62,9 @@ if (scatter) {
   const route = fabric.path;
   fabric.path = (src, dst, hash) => route(hostOf[src]!, hostOf[dst]!, hash);
 }
-const input = buildRingAllReduce(fabric, { ranks: nodes * gpusPerNode, sizeBytes });
+const ring =
+  algo === 'ring' ? buildRingAllReduce(fabric, { ranks: nodes * gpusPerNode, sizeBytes }) : undefined;
+const input = ring ?? buildHierarchicalAllReduce(fabric, { ranks: nodes * gpusPerNode, sizeBytes });
 const buildMs = performance.now() - buildStart;
 
 const simStart = performance.now();
@@ -58,15 +74,15 @@ const cpu = process.cpuUsage(cpuStart);
 const simMs = performance.now() - simStart;
 
 const ranks = nodes * gpusPerNode;
-const contentionFreeNs = contentionFreeScheduleNs();
+const contentionFreeNs = ring ? contentionFreeScheduleNs(ring) : hierarchicalScheduleNs();
 const maxRssMiB = process.resourceUsage().maxRSS / 1024;
 console.log(
-  `fluid ring all_reduce: ${ranks} GPUs (${nodes} nodes x ${gpusPerNode}), ${sizeBytes / 2 ** 30} GiB, ` +
+  `fluid ${algo} all_reduce: ${ranks} GPUs (${nodes} nodes x ${gpusPerNode}), ${sizeBytes / 2 ** 30} GiB, ` +
     `leaf-spine 400G ${oversubscription}:1, ${scatter ? 'nodes scattered over leaves' : 'ring order = host order'}`,
 );
 console.log(`  flows                ${result.flowCount}`);
 console.log(
-  `  simulated completion ${(result.completionTimeNs / 1e6).toFixed(3)} ms (contention-free schedule ${(contentionFreeNs / 1e6).toFixed(3)} ms)`,
+  `  simulated completion ${(result.completionTimeNs / 1e6).toFixed(3)} ms (${ring ? 'contention-free schedule' : 'schedule at designed shares'} ${(contentionFreeNs / 1e6).toFixed(3)} ms)`,
 );
 console.log(
   `  events               ${result.events} (recomputations ${result.rateRecomputations}, components filled ${result.componentsFilled})`,
@@ -85,8 +101,8 @@ console.log(`  peak RSS             ${maxRssMiB.toFixed(0)} MiB`);
  * its path's narrowest link, then adds its latency). Equal to the simulation when the ring's hops
  * never collide; longer simulations measure contention.
  */
-function contentionFreeScheduleNs(): number {
-  const { links, workload } = input;
+function contentionFreeScheduleNs(built: NonNullable<typeof ring>): number {
+  const { links, workload } = built;
   const capacityBps = new Map(links.map((link) => [link.id, link.capacityBps]));
   const steps = workload.steps;
   const sendNs = new Float64Array(ranks);
@@ -113,4 +129,43 @@ function contentionFreeScheduleNs(): number {
     [arrived, nextArrived] = [nextArrived, arrived];
   }
   return Math.max(...arrived);
+}
+
+/**
+ * The hierarchical check: the same dependency graph timed with every chunk at its designed share
+ * (NVLink hops at the link's rate; network hops at 1/G of the narrowest link, as the G rings of a
+ * node share its port), each adding its own path's latency. Flows are numbered so that a flow's
+ * dependents come after it, so one pass in index order times them all. Equal to the simulation when
+ * no spine or port is shared beyond that; longer simulations measure contention.
+ */
+function hierarchicalScheduleNs(): number {
+  const { links, workload } = input;
+  const capacityBps = new Map(links.map((link) => [link.id, link.capacityBps]));
+  const paths = workload.pathOffsets.length - 1;
+  const firstNetworkPath = gpusPerNode > 1 ? nodes * gpusPerNode : 0;
+  const bytesPerNsOfPath = new Float64Array(paths);
+  for (let p = 0; p < paths; p++) {
+    let narrowestBps = Infinity;
+    for (let q = workload.pathOffsets[p]!; q < workload.pathOffsets[p + 1]!; q++)
+      narrowestBps = Math.min(narrowestBps, capacityBps.get(workload.pathLinkIds[q]!)!);
+    bytesPerNsOfPath[p] = narrowestBps / 8e9 / (p >= firstNetworkPath ? gpusPerNode : 1);
+  }
+  const readyNs = new Float64Array(workload.flowCount);
+  const out = new Int32Array(Math.max(workload.maxDependents, 1));
+  let lastNs = 0;
+  for (let f = 0; f < workload.flowCount; f++) {
+    const path = workload.pathOf(f);
+    const sentNs = readyNs[f]! + workload.sizeBytesOf(f) / bytesPerNsOfPath[path]!;
+    const arrivedNs = sentNs + workload.latencyNsOf(f);
+    lastNs = Math.max(lastNs, arrivedNs);
+    for (let k = workload.dependentsOf(f, out) - 1; k >= 0; k--) {
+      if (out[k]! <= f) throw new Error(`flow ${f} has an earlier dependent ${out[k]}`);
+      readyNs[out[k]!] = Math.max(readyNs[out[k]!]!, arrivedNs);
+    }
+    for (let k = workload.sentDependentsOf(f, out) - 1; k >= 0; k--) {
+      if (out[k]! <= f) throw new Error(`flow ${f} has an earlier dependent ${out[k]}`);
+      readyNs[out[k]!] = Math.max(readyNs[out[k]!]!, sentNs);
+    }
+  }
+  return lastNs;
 }

@@ -35,6 +35,11 @@ export {
   IndependentFlowsWorkload,
   type IndependentFlowsOptions,
 } from './workloads/pairwise.js';
+export {
+  buildHierarchicalAllReduce,
+  HierarchicalAllReduceWorkload,
+  type HierarchicalAllReduceOptions,
+} from './workloads/hierarchical.js';
 export { workloadToFlows } from './workloads/expand.js';
 export type { BuiltWorkload } from './workloads/placement.js';
 export type { PermutationInput } from './workloads/pairwise.js';

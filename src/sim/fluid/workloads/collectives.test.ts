@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildAllToAll,
+  buildHierarchicalAllReduce,
   buildPermutation,
   buildRingAllGather,
   buildRingAllReduce,
@@ -114,6 +115,62 @@ describe('ring collectives on an uncongested star match the alpha-beta ring time
     const expanded = simulateFluid({ links: input.links, flows: workloadToFlows(input.workload) });
     expect(expanded.flows).toEqual(compact.flows);
     expect(expanded.completionTimeNs).toBe(compact.completionTimeNs);
+  });
+});
+
+describe('hierarchical all_reduce', () => {
+  const rateBps = 8e9; // 1 byte per ns
+  const latencyNs = 700;
+  const nvlinkCapacityBps = 8e10; // 10 bytes per ns
+  const nvlinkLatencyNs = 90;
+  const fabricOf = (nodes: number, gpusPerNode: number): CollectiveFabric => ({
+    ...star(nodes, rateBps, latencyNs),
+    gpusPerNode,
+    nvlinkCapacityBps,
+    nvlinkLatencyNs,
+  });
+
+  it('on an uncontended star: 2(G-1) NVLink steps of S/G and 2(N-1) network steps of S/(GN) at a 1/G share', () => {
+    for (const [nodes, gpus] of [
+      [4, 4],
+      [3, 8],
+      [5, 2],
+    ] as const) {
+      const sizeBytes = 3 * 2 ** 20;
+      const input = buildHierarchicalAllReduce(fabricOf(nodes, gpus), { ranks: nodes * gpus, sizeBytes });
+      expect(input.workload.flowCount).toBe(2 * nodes * gpus * (gpus - 1) + gpus * nodes * 2 * (nodes - 1));
+      const result = simulateFluid(input, { recordFlows: false });
+      const intraNs = 2 * (gpus - 1) * (sizeBytes / gpus / (nvlinkCapacityBps / 8e9) + nvlinkLatencyNs);
+      // The G rings of a node share its uplink: each chunk of S/(GN) gets B/G.
+      const interNs = 2 * (nodes - 1) * (sizeBytes / (gpus * nodes) / (rateBps / 8e9 / gpus) + latencyNs);
+      expectRelative(result.completionTimeNs, intraNs + interNs);
+    }
+  });
+
+  it('one GPU per node is the ring across nodes; one node is the ring inside it', () => {
+    const sizeBytes = 2 ** 20;
+    const acrossNodes = { ...star(6, rateBps, latencyNs) };
+    expect(
+      simulateFluid(buildHierarchicalAllReduce(acrossNodes, { ranks: 6, sizeBytes })).completionTimeNs,
+    ).toBe(simulateFluid(buildRingAllReduce(acrossNodes, { ranks: 6, sizeBytes })).completionTimeNs);
+    const oneNode = fabricOf(1, 8);
+    expectRelative(
+      simulateFluid(buildHierarchicalAllReduce(oneNode, { ranks: 8, sizeBytes })).completionTimeNs,
+      simulateFluid(buildRingAllReduce(oneNode, { ranks: 8, sizeBytes })).completionTimeNs,
+    );
+    expect(buildHierarchicalAllReduce(fabricOf(1, 1), { ranks: 1, sizeBytes }).workload.flowCount).toBe(0);
+  });
+
+  it('every flow runs once and the compact form equals the FluidFlow[] form', () => {
+    const input = buildHierarchicalAllReduce(fabricOf(3, 4), { ranks: 12, sizeBytes: 1e6 });
+    const compact = simulateFluid(input);
+    const expanded = simulateFluid({ links: input.links, flows: workloadToFlows(input.workload) });
+    expect(compact.flows).toHaveLength(input.workload.flowCount);
+    expect(expanded.flows).toEqual(compact.flows);
+    // The first inter-node chunk of a GPU leaves only after its reduce-scatter chunk has arrived.
+    const aCount = 3 * 4 * 3;
+    const firstInter = compact.flows[aCount]!;
+    expect(firstInter.startNs).toBeGreaterThan(0);
   });
 });
 
