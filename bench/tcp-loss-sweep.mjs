@@ -5,8 +5,9 @@
 //  - testbed: `aifabric testbed up --hosts 4 --fault hK:loss=P` on every host's port (both
 //    directions, switch side), the congestion control written into each host namespace, then
 //    `bench tcp --op all_reduce -b 16M -e 16M -n 20 --algo ring` with one rank per host;
-//  - simulator: a 4-host star of the same rate, buffer and cable delay, `faults: [{ host, loss }]`
-//    on every host, the same ring all_reduce for the same iterations, median over --seeds;
+//  - simulator: a 4-host star with the testbed's settings (testbedRingScenario: htb ports of the same
+//    rate and buffer, the veth host side, GSO bursts, the kernel's ACK policy, the measured round
+//    trip), loss on every host's cable, the same ring all_reduce for the same iterations, median over --seeds;
 //  - model: `aifabric collective` on 4 nodes of one GPU over TCP at the same rate and loss.
 // Prints algbw-derived busbw and time per iteration of each, and the ratios to the testbed.
 // Needs root, iproute2 and a build (npm run build):
@@ -15,10 +16,11 @@
 // `cubic` is listed by the kernel but a namespace may only pick from
 // net.ipv4.tcp_allowed_congestion_control (here `reno bbr`); the machine's own sysctls are left alone.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { arg, cli } from './script-args.mjs';
+
+const lib = await import(path.join(path.dirname(cli), '..', 'index.js'));
 
 const rate = arg('rate', '500mbit');
 const buffer = arg('buffer', '1M');
@@ -34,9 +36,11 @@ const name = 'aifloss';
 const log = (text) => process.stderr.write(`${text}\n`);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const aifabric = (args, timeout = 900_000) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout });
+const aifabric = (args, timeout = 900_000) =>
+  spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout });
 const must = (run, what) => {
-  if (run.status !== 0) throw new Error(`${what}: exit ${run.status ?? run.signal}: ${(run.stderr ?? '').slice(0, 800)}`);
+  if (run.status !== 0)
+    throw new Error(`${what}: exit ${run.status ?? run.signal}: ${(run.stderr ?? '').slice(0, 800)}`);
   return run;
 };
 const sizeBytes = (() => {
@@ -48,49 +52,131 @@ const sizeBytes = (() => {
 /** The ring's busbw from a time per iteration (nccl-tests: algbw x 2(n-1)/n). */
 const busbwGBps = (timeUs) => (sizeBytes / (timeUs * 1e-6) / 1e9) * ((2 * (hosts - 1)) / hosts);
 
-/** Round-trip time between two testbed hosts (ping, ms -> us): the cable delay the simulator gets. */
+/** Round-trip time between two testbed hosts (ping, ms -> us), or null without ping: the simulator then takes its fallback cable. */
 function pingRttUs() {
-  const run = spawnSync('ip', ['netns', 'exec', `${name}-h0`, 'ping', '-c', '5', '-i', '0.2', '-q', '10.99.0.2'], { encoding: 'utf8' });
+  const run = spawnSync(
+    'ip',
+    ['netns', 'exec', `${name}-h0`, 'ping', '-c', '5', '-i', '0.2', '-q', '10.99.0.2'],
+    { encoding: 'utf8' },
+  );
   const m = /= [\d.]+\/([\d.]+)\//.exec(run.stdout ?? '');
-  return m ? Number(m[1]) * 1000 : 100;
+  return m ? Number(m[1]) * 1000 : null;
 }
 
-function testbed(cc, loss) {
+async function testbed(cc, loss) {
   aifabric(['testbed', 'down', '--name', name]);
   const faults = loss > 0 ? [...Array(hosts).keys()].flatMap((h) => ['--fault', `h${h}:loss=${loss}`]) : [];
-  must(aifabric(['testbed', 'up', '--name', name, '--hosts', String(hosts), '--rate', rate, '--buffer', buffer, ...faults]), 'testbed up');
+  must(
+    aifabric([
+      'testbed',
+      'up',
+      '--name',
+      name,
+      '--hosts',
+      String(hosts),
+      '--rate',
+      rate,
+      '--buffer',
+      buffer,
+      ...faults,
+    ]),
+    'testbed up',
+  );
   try {
     for (let h = 0; h < hosts; h++) {
-      must(spawnSync('ip', ['netns', 'exec', `${name}-h${h}`, 'sysctl', '-q', '-w', `net.ipv4.tcp_congestion_control=${cc}`], { encoding: 'utf8' }), `set ${cc} in ${name}-h${h}`);
+      must(
+        spawnSync(
+          'ip',
+          ['netns', 'exec', `${name}-h${h}`, 'sysctl', '-q', '-w', `net.ipv4.tcp_congestion_control=${cc}`],
+          { encoding: 'utf8' },
+        ),
+        `set ${cc} in ${name}-h${h}`,
+      );
     }
     const rtt = pingRttUs();
-    const bench = ['bench', 'tcp', '--op', 'all_reduce', '-b', size, '-e', size, '-n', String(iters), '-w', String(warmup), '--algo', 'ring', '-c', '0', '--json'];
-    const run = must(aifabric(['testbed', 'run', '--name', name, '--timeout', '900s', '--', process.execPath, cli, ...bench]), 'bench tcp on the testbed');
+    const namespaces = [...Array(hosts).keys()].map((h) => `${name}-h${h}`);
+    const before = await lib.testbed.tcpCounters(namespaces);
+    const bench = [
+      'bench',
+      'tcp',
+      '--op',
+      'all_reduce',
+      '-b',
+      size,
+      '-e',
+      size,
+      '-n',
+      String(iters),
+      '-w',
+      String(warmup),
+      '--algo',
+      'ring',
+      '-c',
+      '0',
+      '--json',
+    ];
+    const run = must(
+      aifabric([
+        'testbed',
+        'run',
+        '--name',
+        name,
+        '--timeout',
+        '900s',
+        '--',
+        process.execPath,
+        cli,
+        ...bench,
+      ]),
+      'bench tcp on the testbed',
+    );
+    // The kernel's own count of retransmission timeouts over the run (nstat), beside the simulator's.
+    const after = await lib.testbed.tcpCounters(namespaces);
     const row = JSON.parse(run.stdout).metrics.rows[0];
     const drops = [...Array(hosts).keys()].reduce((sum, h) => {
-      const out = spawnSync('tc', ['-n', `${name}-sw`, '-s', 'qdisc', 'show', 'dev', `p${h}`], { encoding: 'utf8' }).stdout;
+      const out = spawnSync('tc', ['-n', `${name}-sw`, '-s', 'qdisc', 'show', 'dev', `p${h}`], {
+        encoding: 'utf8',
+      }).stdout;
       return sum + [...out.matchAll(/dropped (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
     }, 0);
-    return { timeUs: row.outOfPlace.timeUs, rttUs: rtt, drops };
+    const timeouts = after.timeouts - before.timeouts;
+    return { timeUs: row.outOfPlace.timeUs, rttUs: rtt, drops, timeouts };
   } finally {
     aifabric(['testbed', 'down', '--name', name]);
   }
 }
 
-function simulator(cc, loss, rttUs, work) {
-  // The cable delay: a quarter of the measured round trip per cable (two cables each way).
-  const delayUs = Math.max(1, rttUs / 4);
-  const faults = loss > 0 ? `faults:\n${[...Array(hosts).keys()].map((h) => `  - host: ${h}\n    loss: ${loss}\n`).join('')}` : '';
-  const scenario = `name: loss-sweep\ntopology:\n  kind: star\n  hosts: ${hosts}\n  linkRate: ${rate}\n  linkDelay: ${delayUs}us\nswitch:\n  buffer: ${buffer.replace(/M$/i, 'MiB').replace(/K$/i, 'KiB')}\n  sharing: static\ntransport:\n  kind: tcp\n  tcp:\n    cc: ${cc}\n    mss: 1448\nworkloads:\n  - kind: allreduce\n    size: ${sizeBytes}\n    iterations: ${iters}\n${faults}sim:\n  maxTime: 600s\n`;
-  const file = path.join(work, `loss-${cc}-${loss}.yaml`);
-  writeFileSync(file, scenario);
+/** The testbed's own settings for the simulator (src/testbed/incast-sim.ts, as `testbed incast --compare-sim` uses). */
+const settingsFor = (cc, rttUs) =>
+  lib.testbed.testbedTcpSettings({
+    rateBps: lib.parseRate(rate),
+    bufferBytes: lib.parseSize(buffer),
+    cc,
+    minRttUs: rttUs,
+  });
+
+/**
+ * The simulator's run of the ring: htb ports at the rate, the veth's 10 Gb/s host side, GSO bursts,
+ * the MSS of MTU 1500 with timestamps, delayed and quick ACKs, a cable delay of a quarter of the
+ * measured round trip; with `shapedAt: 'host'` the same but every cable at the port rate (the
+ * simulator's plain star, where each host's own NIC is the bottleneck), for comparison.
+ */
+function simulator(cc, loss, rttUs, shapedAt) {
+  const settings = settingsFor(cc, rttUs);
+  const scenario = lib.testbed.testbedRingScenario(settings, {
+    hosts,
+    sizeBytes,
+    iterations: warmup + iters,
+    lossRate: loss,
+    shapedAt,
+  });
   const times = [];
   let drops = 0;
   let timeouts = 0;
   for (let seed = 1; seed <= seeds; seed++) {
-    const run = must(aifabric(['sim', file, '--seed', String(seed), '--json']), `sim ${file}`);
-    const m = JSON.parse(run.stdout).metrics;
-    const perIteration = m.workloads[0].iterationTimeUs;
+    const m = lib.runScenario(scenario, { seed }).metrics;
+    // The warm-up iterations run as on the testbed (its RTO count covers them too) but are not timed.
+    const perIteration = m.workloads[0].iterationTimeUs.slice(warmup);
     times.push(perIteration.reduce((a, b) => a + b, 0) / perIteration.length);
     drops += m.drops;
     timeouts += m.timeouts;
@@ -99,41 +185,77 @@ function simulator(cc, loss, rttUs, work) {
 }
 
 function model(loss, rttUs) {
-  const args = ['collective', '--op', 'all_reduce', '--nodes', String(hosts), '--gpus-per-node', '1', '--fabric', 'tcp-25g', '--bandwidth', rate, '--algo', 'ring',
-    '--set', `fabric.tcp.lossRate=${loss}`, '--set', `fabric.tcp.rttUs=${rttUs.toFixed(1)}`, '--set', 'fabric.tcp.streamsPerPeer=1', '-b', size, '-e', size, '--json'];
+  rttUs = rttUs ?? settingsFor('reno', null).linkDelayS * 4e6;
+  const args = [
+    'collective',
+    '--op',
+    'all_reduce',
+    '--nodes',
+    String(hosts),
+    '--gpus-per-node',
+    '1',
+    '--fabric',
+    'tcp-25g',
+    '--bandwidth',
+    rate,
+    '--algo',
+    'ring',
+    '--set',
+    `fabric.tcp.lossRate=${loss}`,
+    '--set',
+    `fabric.tcp.rttUs=${rttUs.toFixed(1)}`,
+    '--set',
+    'fabric.tcp.streamsPerPeer=1',
+    '-b',
+    size,
+    '-e',
+    size,
+    '--json',
+  ];
   const run = must(aifabric(args), 'collective');
   const row = JSON.parse(run.stdout).metrics.rows[0];
   return { timeUs: row.timeUs };
 }
 
-const work = mkdtempSync(path.join(os.tmpdir(), 'tcp-loss-sweep-'));
 const rows = [];
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 const loadBefore = load();
 try {
   for (const cc of ccs) {
     for (const loss of losses) {
-      const real = testbed(cc, loss);
-      const sim = simulator(cc, loss, real.rttUs, work);
+      const real = await testbed(cc, loss);
+      const sim = simulator(cc, loss, real.rttUs, 'switch');
+      const plain = simulator(cc, loss, real.rttUs, 'host');
       const predicted = model(loss, real.rttUs);
-      rows.push({ cc, loss, testbed: real, sim, model: predicted });
-      log(`${cc} loss ${loss}: testbed ${real.timeUs.toFixed(0)} us, sim ${sim.timeUs.toFixed(0)} us, model ${predicted.timeUs.toFixed(0)} us`);
+      rows.push({ cc, loss, testbed: real, sim, plain, model: predicted });
+      log(
+        `${cc} loss ${loss}: testbed ${real.timeUs.toFixed(0)} us, sim ${sim.timeUs.toFixed(0)} us (host-shaped ${plain.timeUs.toFixed(0)}), model ${predicted.timeUs.toFixed(0)} us`,
+      );
     }
   }
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  aifabric(['testbed', 'down', '--name', name]);
 }
 const loadAfter = load();
 if (asJson) {
-  console.log(JSON.stringify({ rate, buffer, size, iters, warmup, seeds, loadBefore, loadAfter, rows }, null, 2));
+  console.log(
+    JSON.stringify({ rate, buffer, size, iters, warmup, seeds, loadBefore, loadAfter, rows }, null, 2),
+  );
 } else {
-  console.log(`# ring all_reduce of ${size} over ${hosts} testbed hosts, ${rate} ports with ${buffer} each, ${iters} iterations (${warmup} warm-up); sim: median of ${seeds} seeds; load average ${loadBefore} before, ${loadAfter} after`);
-  console.log('| cc | loss | testbed busbw GB/s (drops) | sim busbw GB/s (drops, RTOs) | sim / testbed | model busbw GB/s | model / testbed |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    `# ring all_reduce of ${size} over ${hosts} testbed hosts, ${rate} ports with ${buffer} each, ${iters} iterations (${warmup} warm-up); sim: median of ${seeds} seeds (RTOs: mean per run, warm-up included, as the kernel's nstat count); round trip ${rows[0]?.testbed.rttUs ?? 'not measured (no ping), the simulator takes its fallback cable'}; load average ${loadBefore} before, ${loadAfter} after`,
+  );
+  console.log(
+    '| cc | loss | testbed busbw GB/s (drops, RTOs) | sim busbw GB/s (drops, RTOs) | sim / testbed | sim host-shaped (drops, RTOs) | / testbed | model busbw GB/s | model / testbed |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const t = busbwGBps(r.testbed.timeUs);
     const s = busbwGBps(r.sim.timeUs);
+    const p = busbwGBps(r.plain.timeUs);
     const m = busbwGBps(r.model.timeUs);
-    console.log(`| ${r.cc} | ${r.loss} | ${t.toFixed(4)} (${r.testbed.drops}) | ${s.toFixed(4)} (${r.sim.drops}, ${r.sim.timeouts}) | ${(s / t).toFixed(2)} | ${m.toFixed(4)} | ${(m / t).toFixed(2)} |`);
+    console.log(
+      `| ${r.cc} | ${r.loss} | ${t.toFixed(4)} (${r.testbed.drops}, ${r.testbed.timeouts}) | ${s.toFixed(4)} (${r.sim.drops}, ${r.sim.timeouts}) | ${(s / t).toFixed(2)} | ${p.toFixed(4)} (${r.plain.drops}, ${r.plain.timeouts}) | ${(p / t).toFixed(2)} | ${m.toFixed(4)} | ${(m / t).toFixed(2)} |`,
+    );
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The simulator's side of `testbed incast --compare-sim`: the same incast as a star scenario in
- * packet mode, given the testbed's settings rather than the simulator's defaults: its port rate and
- * bfifo bytes, its ports' htb token buckets (a packet after idle leaves at once), its unshaped host
- * side (veth speed), its segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP
- * timestamps, the congestion control set in its namespaces, the kernel's delayed and quick ACKs, and
- * a cable delay from the kernel's own minimum RTT on the testbed.
+ * The simulator's side of a testbed comparison (`testbed incast --compare-sim`, and the ring under
+ * loss of bench/tcp-loss-sweep.mjs): the same traffic as a star scenario in packet mode, given the
+ * testbed's settings rather than the simulator's defaults: its port rate and bfifo bytes, its ports'
+ * htb token buckets (a packet after idle leaves at once), its unshaped host side (veth speed), its
+ * segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP timestamps, the
+ * congestion control set in its namespaces, the kernel's delayed and quick ACKs, and a cable delay
+ * from the kernel's own minimum RTT on the testbed.
  */
 import { median } from '../core/index.js';
 import { runScenario, scenarioSchema, type Scenario } from '../sim/index.js';
@@ -43,13 +44,12 @@ const SAMPLE_INTERVAL_S = 1e-3;
 
 export type IncastCc = 'reno' | 'cubic' | 'bbr';
 
-export interface IncastSimSettings {
+/** What the simulator is told of a testbed: its ports, its hosts' side and its kernel's TCP. */
+export interface TestbedTcpSettings {
   rateBps: number;
   /** Host to switch: the veth's speed (or the port rate, if slower). */
   uplinkRateBps: number;
   bufferBytes: number;
-  blockBytes: number;
-  rounds: number;
   cc: IncastCc;
   mssBytes: number;
   tsoSegments: number;
@@ -62,21 +62,22 @@ export interface IncastSimSettings {
   linkDelayS: number;
 }
 
-/** The settings the simulator is given for a testbed incast; `minRttUs` from the kernel (ss), if any. */
-export function incastSimSettings(options: {
-  rateBps: number;
-  bufferBytes: number;
+export interface IncastSimSettings extends TestbedTcpSettings {
   blockBytes: number;
   rounds: number;
+}
+
+/** The testbed's settings for the simulator; `minRttUs` from the kernel (ss or ping), if any. */
+export function testbedTcpSettings(options: {
+  rateBps: number;
+  bufferBytes: number;
   cc: IncastCc;
   minRttUs: number | null;
-}): IncastSimSettings {
+}): TestbedTcpSettings {
   return {
     rateBps: options.rateBps,
     uplinkRateBps: Math.max(options.rateBps, VETH_SPEED_BPS),
     bufferBytes: options.bufferBytes,
-    blockBytes: options.blockBytes,
-    rounds: options.rounds,
     cc: options.cc,
     mssBytes: VETH_MTU_BYTES - IP_TCP_HEADER_BYTES - TIMESTAMP_OPTION_BYTES,
     tsoSegments: GSO_SEGMENTS,
@@ -90,20 +91,38 @@ export function incastSimSettings(options: {
   };
 }
 
-export function incastScenario(settings: IncastSimSettings, senders: number): Scenario {
-  // A generous limit: a collapsed round waits for 200 ms RTOs that back off; a run that still ends
-  // at the limit reports no goodput rather than a wrong one.
-  const maxTimeS = Math.max(60, settings.rounds * 10);
-  // The schema reads quantities as text with units, as a scenario file writes them.
-  const seconds = (value: number): string => `${value}s`;
+/** The settings the simulator is given for a testbed incast; `minRttUs` from the kernel (ss), if any. */
+export function incastSimSettings(options: {
+  rateBps: number;
+  bufferBytes: number;
+  blockBytes: number;
+  rounds: number;
+  cc: IncastCc;
+  minRttUs: number | null;
+}): IncastSimSettings {
+  return { ...testbedTcpSettings(options), blockBytes: options.blockBytes, rounds: options.rounds };
+}
+
+// The schema reads quantities as text with units, as a scenario file writes them.
+const seconds = (value: number): string => `${value}s`;
+
+/** A star of `hosts` with the testbed's ports and its kernel's TCP, around the given workloads. */
+function testbedStar(
+  settings: TestbedTcpSettings,
+  name: string,
+  hosts: number,
+  rest: { workloads: unknown[]; faults?: unknown[]; maxTimeS: number; shapedAt?: 'switch' | 'host' },
+): Scenario {
+  // 'host': the simulator's plain star, every cable at the port rate both ways, so each host's own
+  // NIC is its bottleneck (a comparison, not the testbed: there only the switch side is shaped).
+  const ports = rest.shapedAt === 'host' ? {} : { uplinkRate: `${settings.uplinkRateBps}bps`, ports: 'htb' };
   return scenarioSchema.parse({
-    name: `testbed-incast-${senders}`,
+    name,
     topology: {
       kind: 'star',
-      hosts: senders + 1,
+      hosts,
       linkRate: `${settings.rateBps}bps`,
-      uplinkRate: `${settings.uplinkRateBps}bps`,
-      ports: 'htb',
+      ...ports,
       linkDelay: seconds(settings.linkDelayS),
     },
     switch: { buffer: String(settings.bufferBytes), sharing: 'static' },
@@ -121,6 +140,44 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
         tsoSegments: settings.tsoSegments,
       },
     },
+    workloads: rest.workloads,
+    ...(rest.faults ? { faults: rest.faults } : {}),
+    sim: { maxTime: seconds(rest.maxTimeS), sampleInterval: seconds(SAMPLE_INTERVAL_S) },
+  });
+}
+
+/**
+ * A ring all_reduce of `sizeBytes` over every host for `iterations`, with random loss `lossRate` on
+ * every host's cable (both directions), as bench/tcp-loss-sweep.mjs runs on the testbed with
+ * `--fault hK:loss=P`.
+ */
+export function testbedRingScenario(
+  settings: TestbedTcpSettings,
+  ring: {
+    hosts: number;
+    sizeBytes: number;
+    iterations: number;
+    lossRate: number;
+    /** Where the rate is enforced: at the switch's ports as on the testbed (default), or on the hosts' cables. */
+    shapedAt?: 'switch' | 'host';
+  },
+): Scenario {
+  const faults =
+    ring.lossRate > 0
+      ? Array.from({ length: ring.hosts }, (_, host) => ({ host, loss: ring.lossRate }))
+      : undefined;
+  return testbedStar(settings, 'testbed-ring', ring.hosts, {
+    workloads: [{ kind: 'allreduce', size: String(ring.sizeBytes), iterations: ring.iterations }],
+    ...(faults ? { faults } : {}),
+    maxTimeS: 600,
+    ...(ring.shapedAt ? { shapedAt: ring.shapedAt } : {}),
+  });
+}
+
+export function incastScenario(settings: IncastSimSettings, senders: number): Scenario {
+  // A generous limit: a collapsed round waits for 200 ms RTOs that back off; a run that still ends
+  // at the limit reports no goodput rather than a wrong one.
+  return testbedStar(settings, `testbed-incast-${senders}`, senders + 1, {
     workloads: [
       {
         kind: 'incast',
@@ -131,7 +188,7 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
         rounds: settings.rounds,
       },
     ],
-    sim: { maxTime: seconds(maxTimeS), sampleInterval: seconds(SAMPLE_INTERVAL_S) },
+    maxTimeS: Math.max(60, settings.rounds * 10),
   });
 }
 

@@ -176,10 +176,10 @@ const TCP_COUNTERS = {
   timeouts: 'TcpExtTCPTimeouts',
   lossProbes: 'TcpExtTCPLossProbes',
 } as const;
-type TcpCounters = Record<keyof typeof TCP_COUNTERS, number>;
+export type TcpCounters = Record<keyof typeof TCP_COUNTERS, number>;
 
 /** The TCP counters summed over namespaces (nstat -asz: absolute, zeros shown, history left alone). */
-async function tcpCounters(namespaces: readonly string[]): Promise<TcpCounters> {
+export async function tcpCounters(namespaces: readonly string[]): Promise<TcpCounters> {
   const total: TcpCounters = { retransmittedSegments: 0, timeouts: 0, lossProbes: 0 };
   for (const ns of namespaces) {
     const { stdout } = await run('ip', [

@@ -42,17 +42,22 @@ export {
   testbedIncast,
   type IncastMetrics,
   type IncastOptions,
+  tcpCounters,
   type IncastRow,
   type IncastRun,
+  type TcpCounters,
   type IncastSpec,
 } from './incast.js';
 export {
   incastScenario,
   incastSimSettings,
   simulateIncastRow,
+  testbedRingScenario,
+  testbedTcpSettings,
   SIM_SEEDS,
   type IncastCc,
   type IncastSimSettings,
+  type TestbedTcpSettings,
 } from './incast-sim.js';
 export { testbedUpResult, testbedFaultResult, testbedStatusResult, testbedDownResult } from './result.js';
 export type {

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { runScenario } from '../sim/index.js';
+import { incastScenario, incastSimSettings, testbedRingScenario, testbedTcpSettings } from './incast-sim.js';
+
+const settings = testbedTcpSettings({ rateBps: 200e6, bufferBytes: 1 << 20, cc: 'reno', minRttUs: 100 });
+
+describe('the simulator given the testbed settings', () => {
+  it('takes the kernel TCP of the testbed and a cable of a quarter of its round trip', () => {
+    expect(settings).toMatchObject({
+      uplinkRateBps: 10e9,
+      mssBytes: 1448,
+      tsoSegments: 4,
+      ackEvery: 2,
+      quickAcks: 16,
+      initialCwnd: 10,
+      minRtoS: 0.2,
+    });
+    expect(settings.linkDelayS).toBeCloseTo(25e-6, 12);
+    // Without a measured round trip, the fallback cable (10 us) rather than a guess from elsewhere.
+    expect(
+      testbedTcpSettings({ rateBps: 200e6, bufferBytes: 1 << 20, cc: 'bbr', minRttUs: null }).linkDelayS,
+    ).toBe(10e-6);
+  });
+
+  it('ring under loss: htb ports at the rate, the veth host side, loss on every host, the ring all_reduce', () => {
+    const scenario = testbedRingScenario(settings, {
+      hosts: 4,
+      sizeBytes: 1 << 24,
+      iterations: 25,
+      lossRate: 0.01,
+    });
+    expect(scenario.topology).toMatchObject({
+      kind: 'star',
+      hosts: 4,
+      linkRate: 200e6,
+      uplinkRate: 10e9,
+      ports: 'htb',
+    });
+    expect(scenario.faults).toEqual([0, 1, 2, 3].map((host) => ({ host, loss: 0.01 })));
+    expect(scenario.workloads).toMatchObject([{ kind: 'allreduce', size: 1 << 24, iterations: 25 }]);
+    expect(scenario.transport.tcp).toMatchObject({ cc: 'reno', mss: 1448, tsoSegments: 4, rack: true });
+  });
+
+  it('host-shaped: every cable at the port rate, no htb port, no loss fault when the rate is 0', () => {
+    const scenario = testbedRingScenario(settings, {
+      hosts: 4,
+      sizeBytes: 1 << 20,
+      iterations: 2,
+      lossRate: 0,
+      shapedAt: 'host',
+    });
+    expect(scenario.topology).not.toHaveProperty('uplinkRate');
+    expect(scenario.topology).not.toHaveProperty('ports');
+    expect(scenario.faults ?? []).toEqual([]);
+  });
+
+  it('the incast keeps the same ports and TCP, around its senders and receiver', () => {
+    const incast = incastScenario(
+      incastSimSettings({
+        rateBps: 100e6,
+        bufferBytes: 65536,
+        blockBytes: 65536,
+        rounds: 2,
+        cc: 'bbr',
+        minRttUs: 40,
+      }),
+      3,
+    );
+    expect(incast.topology).toMatchObject({ hosts: 4, uplinkRate: 10e9, ports: 'htb' });
+    expect(incast.workloads).toMatchObject([{ kind: 'incast', receiver: 0, senders: 3, rounds: 2 }]);
+    expect(incast.transport.tcp).toMatchObject({ cc: 'bbr', tsoSegments: 4 });
+  });
+
+  it('a small ring with loss runs to the end, drops and retransmits, and moves every byte', () => {
+    const scenario = testbedRingScenario(settings, {
+      hosts: 4,
+      sizeBytes: 1 << 20,
+      iterations: 2,
+      lossRate: 0.02,
+    });
+    const { metrics } = runScenario(scenario, { seed: 1 });
+    expect(metrics.completed).toBe(true);
+    expect(metrics.drops).toBeGreaterThan(0);
+    expect(metrics.retransmittedPackets).toBeGreaterThan(0);
+    expect(metrics.bytesDelivered).toBe(metrics.bytesOfferedByApp);
+  });
+});
