@@ -12,7 +12,7 @@
 // Prints algbw-derived busbw and time per iteration of each, and the ratios to the testbed.
 // Needs root, iproute2 and a build (npm run build):
 //   node bench/tcp-loss-sweep.mjs [--rate 500mbit] [--buffer 1M] [--losses 0,1e-4,1e-3,1e-2] [--cc bbr,reno]
-//                                 [--size 16M] [--iters 20] [--warmup 5] [--seeds 3] [--json]
+//                                 [--size 16M] [--iters 20] [--warmup 5] [--seeds 3] [--slice 1M|none] [--json]
 // `cubic` is listed by the kernel but a namespace may only pick from
 // net.ipv4.tcp_allowed_congestion_control (here `reno bbr`); the machine's own sysctls are left alone.
 import { spawnSync } from 'node:child_process';
@@ -30,6 +30,8 @@ const size = arg('size', '16M');
 const iters = Number(arg('iters', '20'));
 const warmup = Number(arg('warmup', '5'));
 const seeds = Number(arg('seeds', '3'));
+// The simulated ring's slice: bench tcp's 1 MiB by default, `none` for whole steps.
+const slice = arg('slice', '1M');
 const asJson = process.argv.includes('--json');
 const hosts = 4;
 const name = 'aifloss';
@@ -169,6 +171,8 @@ function simulator(cc, loss, rttUs, shapedAt) {
     iterations: warmup + iters,
     lossRate: loss,
     shapedAt,
+    // bench tcp's ring pipelines 1 MiB slices (src/bench/runner.ts DEFAULT_SLICE_BYTES, src/bench/ring.ts).
+    sliceBytes: slice === 'none' ? undefined : lib.parseSize(slice),
   });
   const times = [];
   let drops = 0;
@@ -243,7 +247,7 @@ if (asJson) {
   );
 } else {
   console.log(
-    `# ring all_reduce of ${size} over ${hosts} testbed hosts, ${rate} ports with ${buffer} each, ${iters} iterations (${warmup} warm-up); sim: median of ${seeds} seeds (RTOs: mean per run, warm-up included, as the kernel's nstat count); round trip ${rows[0]?.testbed.rttUs ?? 'not measured (no ping), the simulator takes its fallback cable'}; load average ${loadBefore} before, ${loadAfter} after`,
+    `# ring all_reduce of ${size} over ${hosts} testbed hosts, ${rate} ports with ${buffer} each, ${iters} iterations (${warmup} warm-up); sim: median of ${seeds} seeds, ring slice ${slice} (RTOs: mean per run, warm-up included, as the kernel's nstat count); round trip ${rows[0]?.testbed.rttUs ?? 'not measured (no ping), the simulator takes its fallback cable'}; load average ${loadBefore} before, ${loadAfter} after`,
   );
   console.log(
     '| cc | loss | testbed busbw GB/s (drops, RTOs) | sim busbw GB/s (drops, RTOs) | sim / testbed | sim host-shaped (drops, RTOs) | / testbed | model busbw GB/s | model / testbed |',

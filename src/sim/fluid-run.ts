@@ -39,11 +39,17 @@ export function runFluidScenario(
   options: FluidRunOptions = {},
 ): FluidRun {
   const plan = planWorkloads(scenario, topology.hostCount, seed);
+  const warnings = [FLUID_WARNING];
+  const sliced = plan.workloads.filter((w) => 'slices' in w && w.slices > 1).map((w) => w.name);
+  if (sliced.length > 0)
+    warnings.push(
+      `fluid mode moves each ring step as one transfer: the slice of ${sliced.join(', ')} applies in packet mode only`,
+    );
   const network = fluidNetwork(scenario, topology, plan);
   const minTransfers = options.ringFastPathMinTransfers ?? FLUID_FAST_PATH_MIN_TRANSFERS;
   if (fluidRingFastPath(scenario, topology.hostCount, minTransfers)) {
     const ring = runLargeRing(plan, topology, network);
-    if (ring) return { metrics: ring, series: [], warnings: [FLUID_WARNING] };
+    if (ring) return { metrics: ring, series: [], warnings };
   }
   const { flows, spans } = planToFluidFlows(plan, network.routeOf);
   const result = simulateFluid({ links: network.links, flows });
@@ -74,6 +80,6 @@ export function runFluidScenario(
   return {
     metrics: fluidMetrics(result, totalBytes, result.completionTimeNs - startNs, perWorkload),
     series: [],
-    warnings: [FLUID_WARNING],
+    warnings,
   };
 }

@@ -151,6 +151,7 @@ export function buildWorkloads(plan: WorkloadPlan): Workload[] {
           sizeBytes: w.sizeBytes,
           chunkBytes: w.chunkBytes,
           steps: w.steps,
+          slices: w.slices,
           iterations: w.iterations,
           computeMeanPs: Math.round(w.computeMeanS * 1e12),
           computeJitterPs: Math.round(w.computeJitterS * 1e12),

@@ -314,6 +314,12 @@ const workloadSchema = z.discriminatedUnion('kind', [
       /** A count (hosts 0..N-1) or an explicit list; default every host. */
       ranks: z.union([count, z.array(hostIndex).min(2)]).optional(),
       size: sizeField,
+      /**
+       * Ring collectives: cut each step's chunk into slices of at most this size, each forwarded as
+       * soon as its slice of the step before has arrived (bench tcp's 1 MiB pipelining, NCCL's
+       * slices); default one transfer per step. Packet mode.
+       */
+      slice: sizeField.optional(),
       iterations: count.default(1),
       compute: z
         .object({ mean: durationOrZeroField.default(0), jitter: durationOrZeroField.default(0) })

@@ -160,6 +160,8 @@ export function testbedRingScenario(
     lossRate: number;
     /** Where the rate is enforced: at the switch's ports as on the testbed (default), or on the hosts' cables. */
     shapedAt?: 'switch' | 'host';
+    /** Slices per ring step, as `bench tcp` pipelines them (its default 1 MiB); whole steps without. */
+    sliceBytes?: number;
   },
 ): Scenario {
   const faults =
@@ -167,7 +169,14 @@ export function testbedRingScenario(
       ? Array.from({ length: ring.hosts }, (_, host) => ({ host, loss: ring.lossRate }))
       : undefined;
   return testbedStar(settings, 'testbed-ring', ring.hosts, {
-    workloads: [{ kind: 'allreduce', size: String(ring.sizeBytes), iterations: ring.iterations }],
+    workloads: [
+      {
+        kind: 'allreduce',
+        size: String(ring.sizeBytes),
+        iterations: ring.iterations,
+        ...(ring.sliceBytes !== undefined ? { slice: String(ring.sliceBytes) } : {}),
+      },
+    ],
     ...(faults ? { faults } : {}),
     maxTimeS: 600,
     ...(ring.shapedAt ? { shapedAt: ring.shapedAt } : {}),

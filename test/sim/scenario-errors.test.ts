@@ -63,6 +63,15 @@ describe('bad scenarios', () => {
     );
   });
 
+  it('a ring slice that is not a size', () => {
+    expect(errorOf(scenario({ workload: '  - kind: allreduce\n    size: 1MiB\n    slice: 0\n' }))).toMatch(
+      /^s\.yaml:14:12 workloads\[0\]\.slice: /,
+    );
+    expect(
+      errorOf(scenario({ workload: '  - kind: allreduce\n    size: 1MiB\n    slice: 1MB/s\n' })),
+    ).toMatch(/^s\.yaml:14:12 workloads\[0\]\.slice: invalid size/);
+  });
+
   it('an incast with more senders than hosts', () => {
     expect(
       errorOf(scenario({ workload: '  - kind: incast\n    senders: 9\n    blockSize: 64KiB\n' })),

@@ -55,6 +55,8 @@ export interface PlannedCollective extends PlannedBase {
   chunkBytes: number;
   /** Transfers per rank per iteration: 2(N-1) for all_reduce, N-1 for all_gather and alltoall. */
   steps: number;
+  /** Ring collectives: slices per step (the scenario's `slice`), each a transfer of its own; 1 without. */
+  slices: number;
   iterations: number;
   /** Compute phase before each iteration: mean, and the standard deviation of its normal jitter (packet mode only). */
   computeMeanS: number;
@@ -148,6 +150,10 @@ export function planWorkloads(scenario: Scenario, hostCount: number, seed: numbe
           sizeBytes: w.size,
           chunkBytes: chunkBytesOf(w.size, n),
           steps: stepsPerIteration(w.kind, n),
+          slices:
+            w.slice === undefined || w.kind === 'alltoall'
+              ? 1
+              : Math.max(1, Math.ceil(chunkBytesOf(w.size, n) / w.slice)),
           iterations: w.iterations,
           computeMeanS: w.compute?.mean ?? 0,
           computeJitterS: w.compute?.jitter ?? 0,

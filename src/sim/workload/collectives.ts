@@ -3,7 +3,10 @@
  * connections for the life of the communicator, so TCP windows and DCQCN rates carry over).
  * Ring all_reduce: 2(N-1) steps of S/N bytes to the next rank (reduce-scatter, then all-gather);
  * ring all_gather: N-1 steps (Patarasuk and Yuan, JPDC 2009; NCCL's ring). A rank sends step s
- * of an iteration once it has received step s-1 from its predecessor (its input has arrived).
+ * of an iteration once it has received step s-1 from its predecessor (its input has arrived);
+ * with `slices` k > 1, each step is k transfers and slice j of step s waits only for slice j of
+ * step s-1, so a step's slices flow through the ring as a pipeline (bench tcp's src/bench/ring.ts,
+ * NCCL's slices) and a connection need not go idle between steps.
  * alltoall: every rank sends S/N to every other rank at once. Each iteration starts, per rank,
  * after that rank's compute phase (mean plus seeded normal jitter), so stragglers show up in the
  * per-rank step times.
@@ -32,6 +35,8 @@ export interface CollectiveSpec {
   /** Bytes per transfer and transfers per rank per iteration, from the workload plan. */
   chunkBytes: number;
   steps: number;
+  /** Ring collectives: transfers per step, slice j of a step waiting for slice j of the step before. */
+  slices: number;
   iterations: number;
   computeMeanPs: number;
   computeJitterPs: number;
@@ -50,6 +55,9 @@ export class CollectiveWorkload implements Workload {
   private readonly rankOfConnDst = new Map<Connection, number>();
   private readonly steps: number;
   private readonly chunkBytes: number;
+  private readonly slices: number;
+  /** Transfers per rank per iteration: steps x slices for a ring, steps for alltoall. */
+  private readonly transfers: number;
   private readonly computesDone: Int32Array;
   private readonly sent: Int32Array;
   private readonly received: Int32Array;
@@ -69,6 +77,8 @@ export class CollectiveWorkload implements Workload {
     const n = spec.ranks.length;
     this.steps = spec.steps;
     this.chunkBytes = spec.chunkBytes;
+    this.slices = spec.kind === 'alltoall' ? 1 : Math.max(1, spec.slices);
+    this.transfers = spec.steps * this.slices;
     this.computesDone = new Int32Array(n);
     this.sent = new Int32Array(n);
     this.received = new Int32Array(n);
@@ -160,14 +170,24 @@ export class CollectiveWorkload implements Workload {
         if (d !== rank) sim.offer(this.conns[rank * n + d]!, this.chunkBytes, iteration);
       return;
     }
+    // Transfer g is slice g mod k of step floor(g / k) (counted over iterations); it needs the same
+    // slice of the step before from the predecessor, transfer g - k, and arrivals come in order.
+    const k = this.slices;
     for (;;) {
       const g = this.sent[rank]!;
-      const iteration = Math.floor(g / steps);
+      const iteration = Math.floor(g / (steps * k));
       if (iteration >= this.spec.iterations || iteration >= this.computesDone[rank]!) return;
-      if (this.received[rank]! < g) return;
+      if (this.received[rank]! < g - k + 1) return;
       this.sent[rank] = g + 1;
-      sim.offer(this.conns[rank]!, this.chunkBytes, g);
+      sim.offer(this.conns[rank]!, this.sliceBytes(g % k), g);
     }
+  }
+
+  /** Bytes of slice j: the chunk cut into k near-equal whole-byte parts. */
+  private sliceBytes(j: number): number {
+    const k = this.slices;
+    if (k === 1) return this.chunkBytes;
+    return Math.floor(((j + 1) * this.chunkBytes) / k) - Math.floor((j * this.chunkBytes) / k);
   }
 
   onMessage(conn: Connection, tag: number, nowPs: number): void {
@@ -183,7 +203,7 @@ export class CollectiveWorkload implements Workload {
     } else {
       const got = this.received[rank]! + 1;
       this.received[rank] = got;
-      if (got % this.steps === 0) iteration = got / this.steps - 1;
+      if (got % this.transfers === 0) iteration = got / this.transfers - 1;
     }
     if (iteration >= 0) {
       this.reserve(iteration);
