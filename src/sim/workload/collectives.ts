@@ -35,7 +35,7 @@ export interface CollectiveSpec {
   /** Bytes per transfer and transfers per rank per iteration, from the workload plan. */
   chunkBytes: number;
   steps: number;
-  /** Ring collectives: transfers per step, slice j of a step waiting for slice j of the step before. */
+  /** Transfers per step, from the plan (1 for alltoall): slice j of a step waits for slice j of the step before. */
   slices: number;
   iterations: number;
   computeMeanPs: number;
@@ -77,7 +77,7 @@ export class CollectiveWorkload implements Workload {
     const n = spec.ranks.length;
     this.steps = spec.steps;
     this.chunkBytes = spec.chunkBytes;
-    this.slices = spec.kind === 'alltoall' ? 1 : Math.max(1, spec.slices);
+    this.slices = spec.slices;
     this.transfers = spec.steps * this.slices;
     this.computesDone = new Int32Array(n);
     this.sent = new Int32Array(n);
