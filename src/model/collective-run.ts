@@ -63,6 +63,8 @@ function runShape(input: CollectiveRunInput): CollectiveShape {
   if (input.alphaSeconds !== undefined) shapeInput.alphaSeconds = input.alphaSeconds;
   if (input.bandwidthBps !== undefined) shapeInput.bandwidthBps = input.bandwidthBps;
   if (input.constants !== undefined) shapeInput.constants = input.constants;
+  if (input.gpusPerThread !== undefined) shapeInput.gpusPerThread = input.gpusPerThread;
+  if (input.iterations !== undefined) shapeInput.iterations = input.iterations;
   return buildShape(shapeInput);
 }
 
@@ -100,6 +102,8 @@ export function runCollective(input: CollectiveRunInput): ResultEnvelope<Collect
     maxBytes: input.maxBytes,
     factor: input.stepBytes !== undefined ? null : input.factor,
     stepBytes: input.stepBytes ?? null,
+    /** nccl-tests -n: the iterations a printed row averages (TCP loss stalls: docs/models.md section 2). */
+    iterations: shape.iterations,
     alphaUs: input.alphaSeconds !== undefined ? input.alphaSeconds * 1e6 : null,
     bandwidthGbps: input.bandwidthBps !== undefined ? input.bandwidthBps / 1e9 : null,
   };

@@ -3,7 +3,7 @@
  * fabric (with all transport terms) or pure alpha-beta (`--alpha`, `--bandwidth`: nothing else).
  */
 import { pcieBandwidthGBps, type ClusterTopology, type FabricSpec, type GpuSpec } from '../spec/index.js';
-import { transportTerms, type TransportTerms } from './transport.js';
+import { NCCL_TESTS_DEFAULT_ITERS, transportTerms, type TransportTerms } from './transport.js';
 import { FITTED_CONSTANTS, type ModelConstants } from './fitted.js';
 import { tuningFor, type GpuGeneration, type NcclVersionTuning } from './nccl-tuning.js';
 
@@ -63,6 +63,8 @@ export interface CollectiveShape {
   gdrViaCpu: boolean;
   /** GPUs one host thread issues NCCL calls for (nccl-tests -g; 1 with a process per GPU). */
   gpusPerThread: number;
+  /** Timed iterations nccl-tests averages per size (-n): how rare a TCP stall may be and still show in a row. */
+  iterations: number;
   /** The NCCL version whose tuning applies. */
   ncclVersion: string;
   tuning: NcclVersionTuning;
@@ -96,6 +98,8 @@ export interface ShapeInput {
   ncclVersion?: string;
   /** GPUs one host thread drives (nccl-tests -g); default 1. */
   gpusPerThread?: number;
+  /** Timed iterations nccl-tests averages per size (-n); default 20 (NCCL_TESTS_DEFAULT_ITERS). */
+  iterations?: number;
   /** The GPU reaches its NIC through the CPU's host bridge (NCCL path PHB or SYS); default false (a PCIe switch). */
   gdrViaCpu?: boolean;
   constants?: ModelConstants;
@@ -116,6 +120,7 @@ export function buildShape(input: ShapeInput): CollectiveShape {
     gpuDirect: gpuDirect && input.fabric.transport !== 'tcp',
     gdrViaCpu: input.gdrViaCpu ?? false,
     gpusPerThread: input.gpusPerThread ?? 1,
+    iterations: input.iterations ?? NCCL_TESTS_DEFAULT_ITERS,
     ncclVersion: input.ncclVersion ?? tuningFor(undefined).version,
     tuning: tuningFor(input.ncclVersion),
     constants: input.constants ?? FITTED_CONSTANTS,

@@ -28,7 +28,7 @@ import {
   type ProtocolChoice,
 } from './nccl-tuning.js';
 import { rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
-import { expectedTimeoutDelayUs } from './transport.js';
+import { lossStalls } from './transport.js';
 import type { AlgorithmChoice } from './algorithms.js';
 import {
   autoCandidates,
@@ -44,7 +44,6 @@ import {
   ringChannels,
   ringSteps,
   scaled,
-  streamsPerFlow,
   treeNetworkAlgbwGBps,
   usFor,
   type Cost,
@@ -71,6 +70,12 @@ export interface CollectiveEstimate {
   protocol: NcclProtocol | 'alpha-beta' | 'copy';
   latencyUs: number;
   bandwidthTimeUs: number;
+  /**
+   * TCP loss stalls inside timeUs: those nccl-tests' printed average carries in a typical run of
+   * `shape.iterations` calls (zero while a stall is unlikely within them; docs/models.md section 2).
+   */
+  stallUs: number;
+  /** TCP loss stalls per call on average (what a long training run pays); not all of it is in timeUs. */
   timeoutDelayUs: number;
   /** Channels NCCL runs this size on (0 where channels do not apply). */
   channels: number;
@@ -119,13 +124,12 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     const factor = ringPlateauFactor(shape.generation);
     latency = { base: latency.base * factor, intra: latency.intra * factor, inter: latency.inter * factor };
   }
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: usFor(volumeFactor * sizeBytes, busBw),
     networkSteps: interSteps,
-    flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
-    bytesPerFlow: sizeBytes / ranks / streams,
+    flowsPerStep: shape.nodes * shape.nicsPerNode,
+    bytesPerFlow: sizeBytes / ranks,
     channels: Math.round(channels),
   };
 }
@@ -162,13 +166,12 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
     intra: 2 * (shape.gpusPerNode - 1) * intraHwLatency(shape, 'tree', protocol),
     inter: 2 * depth * interHopLatencyUs(shape, 'tree', protocol),
   };
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: usFor(sizeBytes, algbw),
     networkSteps: 2 * depth,
-    flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
-    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
+    flowsPerStep: shape.nodes * shape.nicsPerNode,
+    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode,
     channels,
   };
 }
@@ -195,13 +198,12 @@ function hierarchicalCost(
     intra: passes * (g - 1) * intraHwLatency(shape, 'ring', protocol),
     inter: interSteps * interHopLatencyUs(shape, 'ring', protocol),
   };
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: Math.max(intraTime, interTime),
     networkSteps: interSteps,
-    flowsPerStep: n * shape.nicsPerNode * streams,
-    bytesPerFlow: sizeBytes / g / n / streams,
+    flowsPerStep: n * shape.nicsPerNode,
+    bytesPerFlow: sizeBytes / g / n,
   };
 }
 
@@ -249,10 +251,10 @@ function finish(
   algo: AlgorithmUsed,
   protocol: CollectiveEstimate['protocol'],
 ): CollectiveEstimate {
-  const timeoutDelayUs =
+  const stalls =
     shape.fabric && shape.pureAlphaUs === undefined
-      ? expectedTimeoutDelayUs(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow)
-      : 0;
+      ? lossStalls(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow, shape.iterations)
+      : { expectedUs: 0, typicalUs: 0 };
   // nccl-tests issues one NCCL call per GPU its thread drives (-g, src/common.cu startColl), so an
   // iteration takes at least that many host enqueues; the wait is counted as latency.
   const ranks = rankCount(shape);
@@ -260,8 +262,8 @@ function finish(
     shape.constants.hostLaunchUs + p2pCallsPerGpu(op, ranks, shape) * shape.constants.hostCallUs;
   const hostFloorUs =
     shape.pureAlphaUs === undefined && algo !== 'local' ? shape.gpusPerThread * perGpuUs : 0;
-  const latencyUs = Math.max(cost.latencyUs, hostFloorUs - cost.bandwidthTimeUs - timeoutDelayUs);
-  const timeUs = latencyUs + cost.bandwidthTimeUs + timeoutDelayUs;
+  const latencyUs = Math.max(cost.latencyUs, hostFloorUs - cost.bandwidthTimeUs - stalls.typicalUs);
+  const timeUs = latencyUs + cost.bandwidthTimeUs + stalls.typicalUs;
   const algbw = algbwGBps(sizeBytes, timeUs);
   return {
     timeUs,
@@ -271,7 +273,8 @@ function finish(
     protocol,
     latencyUs,
     bandwidthTimeUs: cost.bandwidthTimeUs,
-    timeoutDelayUs,
+    stallUs: stalls.typicalUs,
+    timeoutDelayUs: stalls.expectedUs,
     channels: cost.channels ?? 0,
   };
 }

@@ -25,7 +25,7 @@ export interface Cost {
   latencyUs: number;
   /** Bytes over the bottleneck divided by its bandwidth, in us. */
   bandwidthTimeUs: number;
-  /** For TCP's timeout term: network steps, concurrent flows per step, bytes per flow. */
+  /** For TCP's loss term: network steps, NCCL network connections active at once, bytes one carries per step. */
   networkSteps: number;
   flowsPerStep: number;
   bytesPerFlow: number;
@@ -144,10 +144,6 @@ export function ringSteps(
     default:
       return { steps: ranks, interSteps, volumeFactor: 1 };
   }
-}
-
-export function streamsPerFlow(shape: CollectiveShape): number {
-  return shape.fabric?.tcp?.streamsPerPeer ?? 1;
 }
 
 /** Ring channels NCCL's search builds: 2 per NIC across nodes (at least 2), 16 over NVLink, 4 over PCIe (src/graph/search.cc). */

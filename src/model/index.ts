@@ -64,8 +64,11 @@ export {
   mathisStreamLimitBps,
   transportContext,
   transportTerms,
-  flowTimeoutProbability,
-  expectedTimeoutDelayUs,
+  stepBursts,
+  stepStallProbabilities,
+  lossStalls,
+  binomialMedian,
+  NCCL_TESTS_DEFAULT_ITERS,
   type TransportTerms,
   type TransportContext,
 } from './transport.js';

@@ -19,7 +19,6 @@ import {
   ringBottleneckGBps,
   ringChannels,
   scaled,
-  streamsPerFlow,
   treeNetworkAlgbwGBps,
   usFor,
   type Cost,
@@ -125,13 +124,12 @@ export function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
     intra: intraHwLatency(shape, 'nvlstree', 'Simple'),
     inter: 2 * depth * interHopLatencyUs(shape, 'nvlstree', 'Simple'),
   };
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs: scaled(shape, latency),
     bandwidthTimeUs: nvlsPipelineTimeUs('all_reduce', sizeBytes, shape, true, algbw),
     networkSteps: 2 * depth,
-    flowsPerStep: shape.nodes * shape.nicsPerNode * streams,
-    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode / streams,
+    flowsPerStep: shape.nodes * shape.nicsPerNode,
+    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode,
     channels: nvlsChannels(shape.generation),
   };
 }

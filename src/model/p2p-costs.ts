@@ -11,7 +11,6 @@ import {
   p2pLatencyUs,
   ringChannels,
   ringSteps,
-  streamsPerFlow,
   usFor,
   type Cost,
 } from './cost-terms.js';
@@ -36,7 +35,6 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
   const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
   const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs:
       p2pLatencyUs(shape) +
@@ -44,8 +42,8 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
       (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: g * (ranks - g) * streams,
-    bytesPerFlow: sizeBytes / ranks / streams,
+    flowsPerStep: g * (ranks - g),
+    bytesPerFlow: sizeBytes / ranks,
   };
 }
 
@@ -81,13 +79,12 @@ export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
   const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
   const channelsGBps = p2pNetChannelsPerPeer(shape) * P2P_PER_CHANNEL_NET_GBPS;
   const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps, channelsGBps) : shape.intraGBps;
-  const streams = streamsPerFlow(shape);
   return {
     latencyUs: p2pLatencyUs(shape),
     bandwidthTimeUs: usFor(sizeBytes, linkGBps),
     networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: shape.nodes * streams,
-    bytesPerFlow: sizeBytes / streams,
+    flowsPerStep: shape.nodes,
+    bytesPerFlow: sizeBytes,
   };
 }
 

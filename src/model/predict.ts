@@ -44,6 +44,8 @@ export interface PredictInput {
   intraNodeKind?: 'nvlink' | 'pcie';
   /** GPUs one host thread issues calls for (nccl-tests -g); default 1. */
   gpusPerThread?: number;
+  /** Timed iterations nccl-tests averages per size (-n); default 20. */
+  iterations?: number;
   /** The GPU reaches its NIC through the CPU's host bridge (NCCL path PHB or SYS). */
   gdrViaCpu?: boolean;
   /** Fitted constants other than the shipped ones (the validation bench's re-fits). */
@@ -79,6 +81,7 @@ export function shapeFor(input: Omit<PredictInput, 'op' | 'algo' | 'proto'>): Co
   if (input.ncclVersion !== undefined) shapeInput.ncclVersion = input.ncclVersion;
   if (input.intraNodeKind !== undefined) shapeInput.intraNodeKind = input.intraNodeKind;
   if (input.gpusPerThread !== undefined) shapeInput.gpusPerThread = input.gpusPerThread;
+  if (input.iterations !== undefined) shapeInput.iterations = input.iterations;
   if (input.gdrViaCpu !== undefined) shapeInput.gdrViaCpu = input.gdrViaCpu;
   if (input.constants !== undefined) shapeInput.constants = input.constants;
   return buildShape(shapeInput);
@@ -130,6 +133,7 @@ export interface CollectiveRow {
   protocol: string;
   latencyUs: number;
   bandwidthTimeUs: number;
+  stallUs: number;
   timeoutDelayUs: number;
 }
 
@@ -248,6 +252,7 @@ export function collectiveSweep(
         protocol: estimate.protocol,
         latencyUs: estimate.latencyUs,
         bandwidthTimeUs: estimate.bandwidthTimeUs,
+        stallUs: estimate.stallUs,
         timeoutDelayUs: estimate.timeoutDelayUs,
       };
     },

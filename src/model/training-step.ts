@@ -72,7 +72,8 @@ function addCollective(
 ): void {
   if (!shape || sizeBytes <= 0 || repeat <= 0) return;
   const estimate: CollectiveEstimate = estimateCollective(op, sizeBytes, shape, 'auto');
-  acc.timeMs += (repeat * estimate.timeUs) / 1000;
+  // A training run pays the loss stalls' expectation, not the typical nccl-tests row's.
+  acc.timeMs += (repeat * (estimate.timeUs - estimate.stallUs + estimate.timeoutDelayUs)) / 1000;
   acc.timeoutMs += (repeat * estimate.timeoutDelayUs) / 1000;
   if (shape.nodes > 1) {
     // Bytes the node's NICs carried: the bandwidth term at the group's network rate (an upper bound

@@ -156,34 +156,136 @@ export function transportTerms(context: TransportContext): TransportTerms {
 }
 
 /**
- * Probability that one TCP flow of `packets` packets stalls on a retransmission timeout: a loss in
- * the last three packets cannot collect three duplicate ACKs for fast retransmit (RFC 5681), and a
- * lost retransmission waits for the RTO. Linux's tail-loss probe is ignored: a conservative bound.
+ * NCCL's socket transport sends each network request as a 4-byte size on a control socket, then the
+ * data split over its sockets in tasks of at least 64 KiB (NVIDIA/nccl src/transport/net_socket.cc:
+ * MIN_CHUNKSIZE, ncclSocketTest `taskSize = max(MIN_CHUNKSIZE, DIVUP(size, nSocks))`). GPUDirect-TCPX
+ * derives from it; the same split is assumed for TCPXO, whose plugin is not public.
  */
-export function flowTimeoutProbability(lossRate: number, packets: number): number {
-  if (lossRate <= 0 || packets <= 0) return 0;
-  const tail = 1 - (1 - lossRate) ** Math.min(packets, 3);
-  const retransmissionLost = packets * lossRate * lossRate;
-  return Math.min(1, tail + retransmissionLost);
+export const NCCL_SOCKET_MIN_TASK_BYTES = 64 * 1024;
+/**
+ * One network request per NCCL step: NCCL_BUFFSIZE (4 MiB) over NCCL_STEPS (8) slots, 512 KiB for the
+ * Simple protocol (NVIDIA/nccl src/include/device.h NCCL_STEPS, src/init.cc DEFAULT_BUFFSIZE).
+ */
+export const NCCL_NET_REQUEST_BYTES = 512 * 1024;
+/**
+ * Linux's tail-loss probe fires 2 x SRTT + TCP_TIMEOUT_MIN_US (2 ms) after the last send when two or
+ * more packets are out; with one packet out it waits 2 x SRTT + the minimum RTO, capped by the RTO
+ * itself (net/ipv4/tcp_output.c tcp_schedule_loss_probe, include/net/tcp.h; RFC 8985 section 7.2).
+ */
+export const TLP_TIMEOUT_MIN_US = 2000;
+
+/** How one synchronous step's data leaves one NCCL network connection, for the loss term. */
+export interface StepBursts {
+  /** Data sockets the step's requests use. */
+  sockets: number;
+  /** Packets each of them sends in the step. */
+  packetsPerSocket: number;
+  /** Requests (one control packet each) in the step. */
+  requests: number;
 }
 
 /**
- * Expected time added by retransmission timeouts to one synchronous collective. NCCL keeps its
- * sockets busy for the whole collective (chunks are pipelined), so each flow is exposed to a tail
- * loss once, at the end, and to lost retransmissions on every packet; the collective waits for its
- * slowest flow, so it stalls one RTO when any flow times out:
- * E = (1 - (1 - q)^flows) x RTO, q = flowTimeoutProbability(p, packets per flow).
+ * NCCL's split of `bytes` (one connection, one step) over requests and sockets (see the constants above):
+ * the tasks of successive requests go round-robin over the sockets (ncclSocketGetTask's nextFd), so a
+ * step uses as many sockets as it has 64 KiB tasks, up to the fabric's streams.
  */
-export function expectedTimeoutDelayUs(
+export function stepBursts(bytes: number, streams: number, payloadBytes: number): StepBursts {
+  const requests = Math.max(1, Math.ceil(bytes / NCCL_NET_REQUEST_BYTES));
+  const sockets = Math.max(1, Math.min(Math.max(1, streams), Math.ceil(bytes / NCCL_SOCKET_MIN_TASK_BYTES)));
+  const packetsPerSocket = Math.max(1, Math.ceil(bytes / sockets / payloadBytes));
+  return { sockets, packetsPerSocket, requests };
+}
+
+/**
+ * Probabilities that one step of one connection stalls, under Linux's RACK-TLP (RFC 8985): a loss with
+ * later packets on its socket is repaired within about a round trip (RACK); the last packet of a
+ * socket's burst lost is repaired by the tail-loss probe (`tlp`) when the burst had two or more packets,
+ * and waits for the retransmission timeout (`rto`) when it was alone, as is a lost retransmission
+ * (about one per packet times the loss rate).
+ */
+export function stepStallProbabilities(lossRate: number, bursts: StepBursts): { rto: number; tlp: number } {
+  if (lossRate <= 0) return { rto: 0, tlp: 0 };
+  const { sockets, packetsPerSocket, requests } = bursts;
+  const loneTails = (packetsPerSocket <= 1 ? sockets : 0) + (requests <= 1 ? 1 : 0);
+  const probedTails = (packetsPerSocket > 1 ? sockets : 0) + (requests > 1 ? 1 : 0);
+  const retransmissionsLost = (sockets * packetsPerSocket + requests) * lossRate * lossRate;
+  return {
+    rto: Math.min(1, loneTails * lossRate + retransmissionsLost),
+    tlp: Math.min(1, probedTails * lossRate),
+  };
+}
+
+/** nccl-tests' timed iterations per size when -n is not given (NVIDIA/nccl-tests src/common.cu, `iters = 20`). */
+export const NCCL_TESTS_DEFAULT_ITERS = 20;
+
+/** The median of a binomial count of `trials` trials with probability `q` each (exact, by its distribution). */
+export function binomialMedian(trials: number, q: number): number {
+  if (trials <= 0 || q <= 0) return 0;
+  if (q >= 1) return trials;
+  const logRatio = Math.log(q) - Math.log1p(-q);
+  let logPmf = trials * Math.log1p(-q);
+  let cumulative = 0;
+  for (let k = 0; k < trials; k++) {
+    cumulative += Math.exp(logPmf);
+    // (a tie at one half, as n = 5 with q = 1/2, takes the lower count despite rounding)
+    if (cumulative >= 0.5 - 1e-12) return k;
+    logPmf += Math.log(trials - k) - Math.log(k + 1) + logRatio;
+  }
+  return trials;
+}
+
+/** What losses add to one synchronous collective: on average, and in a typical printed row. */
+export interface LossStalls {
+  /** The expectation per call (a training run's long-run average pays this). */
+  expectedUs: number;
+  /**
+   * Per call in the average nccl-tests prints over `iterations` calls, in a typical run (the median
+   * count of timeouts and of probes among them): zero while a stall is unlikely within them.
+   */
+  typicalUs: number;
+}
+
+/**
+ * Losses in one synchronous collective: each of its `networkSteps` ends with a tail on every
+ * connection (NCCL's steps depend on one another, so each burst's last packet is exposed), and the
+ * collective waits for its slowest connection, so a call stalls once for a timeout when any connection
+ * times out in any step (probability a = 1 - (1 - q_rto)^(steps x F)), and once for a probe likewise
+ * (b, with q_tlp): expected a x RTO + b x (2 RTT + 2 ms). `connections` are NCCL's network connections
+ * active at once, `bytesPerConnection` what one carries in one step; the streams per connection come
+ * from the fabric (tcp.streamsPerPeer).
+ */
+export function lossStalls(
   fabric: FabricSpec,
   networkSteps: number,
-  flows: number,
-  bytesPerFlowPerStep: number,
-): number {
+  connections: number,
+  bytesPerConnection: number,
+  iterations: number = NCCL_TESTS_DEFAULT_ITERS,
+): LossStalls {
   const tcp = fabric.tcp;
-  if (fabric.transport !== 'tcp' || !tcp || tcp.lossRate <= 0 || networkSteps <= 0 || flows <= 0) return 0;
-  const packets = Math.max(1, Math.ceil((networkSteps * bytesPerFlowPerStep) / packetBytes(fabric).payload));
-  const perFlow = flowTimeoutProbability(tcp.lossRate, packets);
-  const anyFlow = 1 - (1 - perFlow) ** flows;
-  return anyFlow * tcp.minRtoMs * 1000;
+  if (fabric.transport !== 'tcp' || !tcp || tcp.lossRate <= 0 || networkSteps <= 0 || connections <= 0)
+    return { expectedUs: 0, typicalUs: 0 };
+  const payload = packetBytes(fabric).payload;
+  const timeoutUs = tcp.minRtoMs * 1000;
+  const probeUs = 2 * tcp.rttUs + TLP_TIMEOUT_MIN_US;
+  const n = Math.max(1, Math.round(iterations));
+  const exposures = networkSteps * connections;
+  const at = (bytes: number): LossStalls => {
+    const { rto, tlp } = stepStallProbabilities(tcp.lossRate, stepBursts(bytes, tcp.streamsPerPeer, payload));
+    const a = 1 - (1 - rto) ** exposures;
+    const b = 1 - (1 - tlp) ** exposures;
+    return {
+      expectedUs: a * timeoutUs + b * probeUs,
+      typicalUs: (binomialMedian(n, a) * timeoutUs + binomialMedian(n, b) * probeUs) / n,
+    };
+  };
+  // A burst of one packet whose loss waits for the RTO costs more than a burst of two whose tail the
+  // probe repairs, so the stall falls where a step first fills a second packet or a second request.
+  // A larger message is never modelled as finishing sooner: past those sizes the stall keeps their figure.
+  const stalls = [bytesPerConnection, payload, NCCL_NET_REQUEST_BYTES]
+    .filter((bytes) => bytes <= bytesPerConnection)
+    .map(at);
+  return {
+    expectedUs: Math.max(...stalls.map((s) => s.expectedUs)),
+    typicalUs: Math.max(...stalls.map((s) => s.typicalUs)),
+  };
 }

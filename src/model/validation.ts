@@ -276,6 +276,8 @@ export interface CorpusHardware {
   intraNode?: 'nvlink' | 'pcie';
   /** GPUs per nccl-tests thread (-g), from the log's `# nThread N nGpus G` header; 1 without one. */
   gpusPerThread?: number;
+  /** Timed iterations per size (nccl-tests -n), from the log's header (`iters: N`); 20 without one. */
+  iterations?: number;
   /** The GPU reaches its NIC through the CPU's host bridge: NCCL's topology log shows path PHB or SYS. */
   gdrViaCpu?: boolean;
 }
@@ -302,6 +304,7 @@ export const corpusPredictor: LogPredictor<CorpusEntry> = (log, constants) => {
     ...(hw.ncclVersion !== undefined ? { ncclVersion: hw.ncclVersion } : {}),
     ...(hw.intraNode !== undefined ? { intraNodeKind: hw.intraNode } : {}),
     ...(hw.gpusPerThread !== undefined ? { gpusPerThread: hw.gpusPerThread } : {}),
+    ...(hw.iterations !== undefined ? { iterations: hw.iterations } : {}),
     ...(hw.gdrViaCpu !== undefined ? { gdrViaCpu: hw.gdrViaCpu } : {}),
     constants,
   });
@@ -323,7 +326,7 @@ export function corpusFromJson(
   parse: (text: string) => {
     facts: {
       tests: {
-        header: { nGpus: number | null } | null;
+        header: { nGpus: number | null; iters: number | null } | null;
         rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[];
       }[];
     };
@@ -341,7 +344,12 @@ export function corpusFromJson(
       }));
     const hw = entry.hardware;
     const gpusPerThread = hw.gpusPerThread ?? test?.header?.nGpus ?? undefined;
-    const hardware = gpusPerThread !== undefined ? { ...hw, gpusPerThread } : hw;
+    const iterations = hw.iterations ?? test?.header?.iters ?? undefined;
+    const hardware = {
+      ...hw,
+      ...(gpusPerThread !== undefined ? { gpusPerThread } : {}),
+      ...(iterations !== undefined ? { iterations } : {}),
+    };
     return {
       ...(entry as CorpusEntry & { system: string; source: string }),
       hardware,

@@ -83,7 +83,12 @@ export function registerCollective(program: Command): void {
       'whole size multiplication factor of at least 2 (nccl-tests -f; default 2)',
       stepFactorArg('-f'),
     )
-    .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'));
+    .option('-i, --stepbytes <size>', 'fixed size increment instead of -f (nccl-tests -i)', sizeArg('-i'))
+    .option(
+      '-n, --iters <n>',
+      'timed iterations per size (nccl-tests -n; default 20): a TCP loss stall shows in a row only when it is likely within them',
+      positiveIntArg('-n', { max: 1_000_000, unit: 'iterations' }),
+    );
   const withOutput = addOutputOptions(addHardwareOptions(command, `default: ${DEFAULT_NCCL_VERSION}`));
   addStoreOptions(withOutput).action(async (options) => {
     if (options.stepfactor !== undefined && options.stepbytes !== undefined) {
@@ -140,6 +145,7 @@ export function registerCollective(program: Command): void {
       maxBytes: options.maxbytes,
       factor: options.stepfactor ?? 2,
       ...(options.stepbytes !== undefined ? { stepBytes: options.stepbytes } : {}),
+      ...(options.iters !== undefined ? { iterations: options.iters } : {}),
     });
     await emitResult(result, options, renderCollectiveText);
   });

@@ -68,6 +68,15 @@ export function renderCollectiveText(result: ResultEnvelope<CollectiveMetrics>):
   lines.push(
     `# (the average depends on -b; the large-message plateau is ${m.peakBusbwGBps.toFixed(2)} GB/s)`,
   );
+  // Loss stalls a typical run of -n iterations does not show, which a long training run still pays.
+  const unseen = m.rows.filter((row) => row.timeoutDelayUs - row.stallUs > 0.005 * row.timeUs);
+  if (unseen.length > 0) {
+    const iterations = typeof result.inputs['iterations'] === 'number' ? result.inputs['iterations'] : 20;
+    const worst = unseen.reduce((a, b) => (b.timeoutDelayUs > a.timeoutDelayUs ? b : a));
+    lines.push(
+      `# TCP loss stalls: on average up to ${worst.timeoutDelayUs.toFixed(1)} us per call (${worst.sizeBytes} B), too rare to show in a typical run of ${iterations} iterations (-n); training step times include them`,
+    );
+  }
   lines.push('#');
   return `${lines.join('\n')}\n`;
 }
