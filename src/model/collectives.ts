@@ -128,8 +128,8 @@ function ringCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveShape, p
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: usFor(volumeFactor * sizeBytes, busBw),
     networkSteps: interSteps,
-    flowsPerStep: shape.nodes * shape.nicsPerNode,
-    bytesPerFlow: sizeBytes / ranks,
+    connections: shape.nodes * shape.nicsPerNode,
+    bytesPerConnection: sizeBytes / ranks,
     channels: Math.round(channels),
   };
 }
@@ -170,8 +170,8 @@ function treeCost(sizeBytes: number, shape: CollectiveShape, protocol: NcclProto
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: usFor(sizeBytes, algbw),
     networkSteps: 2 * depth,
-    flowsPerStep: shape.nodes * shape.nicsPerNode,
-    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode,
+    connections: shape.nodes * shape.nicsPerNode,
+    bytesPerConnection: sizeBytes / 2 / shape.nicsPerNode,
     channels,
   };
 }
@@ -202,8 +202,8 @@ function hierarchicalCost(
     latencyUs: scaled(shape, latency, protocol),
     bandwidthTimeUs: Math.max(intraTime, interTime),
     networkSteps: interSteps,
-    flowsPerStep: n * shape.nicsPerNode,
-    bytesPerFlow: sizeBytes / g / n,
+    connections: n * shape.nicsPerNode,
+    bytesPerConnection: sizeBytes / g / n,
   };
 }
 
@@ -253,7 +253,13 @@ function finish(
 ): CollectiveEstimate {
   const stalls =
     shape.fabric && shape.pureAlphaUs === undefined
-      ? lossStalls(shape.fabric, cost.networkSteps, cost.flowsPerStep, cost.bytesPerFlow, shape.iterations)
+      ? lossStalls(
+          shape.fabric,
+          cost.networkSteps,
+          cost.connections,
+          cost.bytesPerConnection,
+          shape.iterations,
+        )
       : { expectedUs: 0, typicalUs: 0 };
   // nccl-tests issues one NCCL call per GPU its thread drives (-g, src/common.cu startColl), so an
   // iteration takes at least that many host enqueues; the wait is counted as latency.

@@ -27,8 +27,8 @@ export interface Cost {
   bandwidthTimeUs: number;
   /** For TCP's loss term: network steps, NCCL network connections active at once, bytes one carries per step. */
   networkSteps: number;
-  flowsPerStep: number;
-  bytesPerFlow: number;
+  connections: number;
+  bytesPerConnection: number;
   channels?: number;
 }
 

@@ -107,8 +107,8 @@ export function nvlsCost(op: CollectiveOp, sizeBytes: number, shape: CollectiveS
     latencyUs: scaled(shape, latency),
     bandwidthTimeUs: nvlsPipelineTimeUs(op, sizeBytes, shape, false, nvlsAlgbwGBps(op, shape)),
     networkSteps: 0,
-    flowsPerStep: 0,
-    bytesPerFlow: 0,
+    connections: 0,
+    bytesPerConnection: 0,
     channels: nvlsChannels(shape.generation),
   };
 }
@@ -128,8 +128,8 @@ export function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
     latencyUs: scaled(shape, latency),
     bandwidthTimeUs: nvlsPipelineTimeUs('all_reduce', sizeBytes, shape, true, algbw),
     networkSteps: 2 * depth,
-    flowsPerStep: shape.nodes * shape.nicsPerNode,
-    bytesPerFlow: sizeBytes / 2 / shape.nicsPerNode,
+    connections: shape.nodes * shape.nicsPerNode,
+    bytesPerConnection: sizeBytes / 2 / shape.nicsPerNode,
     channels: nvlsChannels(shape.generation),
   };
 }
@@ -152,8 +152,8 @@ export function collnetCost(sizeBytes: number, shape: CollectiveShape, chain: bo
     latencyUs: scaled(shape, latency),
     bandwidthTimeUs: usFor(sizeBytes, algbw),
     networkSteps: 2,
-    flowsPerStep: shape.nodes * shape.nicsPerNode,
-    bytesPerFlow: sizeBytes / shape.nicsPerNode,
+    connections: shape.nodes * shape.nicsPerNode,
+    bytesPerConnection: sizeBytes / shape.nicsPerNode,
     channels: 16,
   };
 }
@@ -173,8 +173,8 @@ export function patCost(sizeBytes: number, shape: CollectiveShape): Cost {
     // all_gather and reduce_scatter share the factor (n-1)/n.
     bandwidthTimeUs: usFor(busbwFactor('all_gather', ranks) * sizeBytes, busBw),
     networkSteps: Math.ceil(Math.log2(Math.max(2, shape.nodes))),
-    flowsPerStep: shape.nodes,
-    bytesPerFlow: sizeBytes / ranks,
+    connections: shape.nodes,
+    bytesPerConnection: sizeBytes / ranks,
     channels: ringChannels(shape),
   };
 }

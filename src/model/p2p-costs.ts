@@ -42,8 +42,8 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
       (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: g * (ranks - g),
-    bytesPerFlow: sizeBytes / ranks,
+    connections: g * (ranks - g),
+    bytesPerConnection: sizeBytes / ranks,
   };
 }
 
@@ -83,8 +83,8 @@ export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
     latencyUs: p2pLatencyUs(shape),
     bandwidthTimeUs: usFor(sizeBytes, linkGBps),
     networkSteps: shape.nodes > 1 ? 1 : 0,
-    flowsPerStep: shape.nodes,
-    bytesPerFlow: sizeBytes,
+    connections: shape.nodes,
+    bytesPerConnection: sizeBytes,
   };
 }
 
@@ -98,7 +98,7 @@ export function pureAlphaBetaCost(
   const alpha = shape.pureAlphaUs ?? 0;
   const ranks = rankCount(shape);
   const bandwidth = shape.nodes > 1 || shape.gpusPerNode === 1 ? nodeNetworkGBps(shape) : shape.nicGBps;
-  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
+  const none = { networkSteps: 0, connections: 0, bytesPerConnection: 0 };
   if (algo === 'tree') {
     const depth = Math.ceil(Math.log2(Math.max(1, ranks)));
     return { latencyUs: 2 * depth * alpha, bandwidthTimeUs: usFor(2 * sizeBytes, bandwidth), ...none };
@@ -119,7 +119,7 @@ export function pureAlphaBetaCost(
 
 /** One rank: no network, no peers; a local copy at device-copy speed after the call floor (pure alpha-beta: nothing). */
 export function oneRankCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  const none = { networkSteps: 0, flowsPerStep: 0, bytesPerFlow: 0 };
+  const none = { networkSteps: 0, connections: 0, bytesPerConnection: 0 };
   if (shape.pureAlphaUs !== undefined) return { latencyUs: 0, bandwidthTimeUs: 0, ...none };
   return { latencyUs: ONE_RANK_CALL_US, bandwidthTimeUs: usFor(sizeBytes, shape.localCopyGBps), ...none };
 }
