@@ -198,6 +198,7 @@ export function runPacket(
           ctx: sim,
           config: tcpConfig,
           baseRttPs: rtt,
+          randomSeed: connectionRandomSeed(id, seed),
         };
         return tcpConfig.rack ? new RackTcpConnection(options) : new TcpConnection(options);
       }
@@ -228,4 +229,16 @@ export function runPacket(
   const maxTimePs = Math.round(scenario.sim.maxTime * 1e12);
   const status = sim.run(maxTimePs, onProgress ? (ps) => onProgress(psToUs(ps)) : undefined);
   return { sim, workloads, status, hostRateBps, maxTimePs };
+}
+
+/**
+ * A connection's own seed for the draws its transport makes (BBR's first PROBE_BW phase, random in
+ * Linux: tcp_bbr.c get_random_u32_below): the run's seed mixed with the connection's id (MurmurHash3's
+ * fmix32 finaliser), so runs with different seeds draw differently and a run repeats for its seed.
+ */
+function connectionRandomSeed(id: number, seed: number): number {
+  let h = (Math.imul(id + 1, 0x9e3779b1) ^ Math.imul(seed >>> 0, 0x85ebca6b)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0 || 1;
 }

@@ -85,3 +85,26 @@ describe('the simulator given the testbed settings', () => {
     expect(metrics.bytesDelivered).toBe(metrics.bytesOfferedByApp);
   });
 });
+
+describe("the simulator's seeds for a testbed incast", () => {
+  it('draw BBR differently (its random PROBE_BW phase, as Linux draws it per connection), and each repeats', () => {
+    const incast = incastScenario(
+      incastSimSettings({
+        rateBps: 100e6,
+        bufferBytes: 128 * 1024,
+        blockBytes: 256 * 1024,
+        rounds: 20,
+        cc: 'bbr',
+        minRttUs: 49,
+      }),
+      4,
+    );
+    const outcome = (seed: number): string => {
+      const { metrics } = runScenario(incast, { seed });
+      return `${metrics.drops}/${metrics.timeouts}/${String(metrics.workloads[0]?.goodputGbps)}`;
+    };
+    const seeds = [1, 2, 3, 4, 5].map(outcome);
+    expect(new Set(seeds).size).toBeGreaterThan(1);
+    expect(outcome(2)).toBe(seeds[1]);
+  });
+});

@@ -3,7 +3,7 @@
  * W(t) = C (t - K)^3 + W_max with Linux's constants (RFC 9438, tcp_cubic.c), DCTCP's alpha
  * (RFC 8257), and BBR v1's state machine on a one-bottleneck path (tcp_bbr.c).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BBR_CWND_MIN_SEGMENTS,
   BBR_DRAIN,
@@ -214,4 +214,90 @@ describe('BBR v1 ACK aggregation (tcp_bbr.c bbr_update_ack_aggregation)', () => 
     expect(burst8 - smooth).toBeLessThanOrEqual(3 * 8);
     expect(burst16).toBeGreaterThan(burst8);
   });
+});
+
+describe('BBR v1 restart from idle (tcp_bbr.c bbr_cwnd_event, CA_EVENT_TX_START)', () => {
+  // 1 Gb/s, 100 us min RTT, smooth ACKs for 20 ms: BBR is in PROBE_BW with a bandwidth estimate.
+  const rttPs = 100e6;
+  const bytesPerPs = 1e9 / 8 / 1e12;
+  const sample = (t: number, delivered: number): RateSample => ({
+    nowPs: t,
+    ackedBytes: MSS,
+    deliveredBytes: bytesPerPs * rttPs,
+    intervalPs: rttPs,
+    priorDelivered: delivered - bytesPerPs * rttPs,
+    isAppLimited: false,
+    lostBytes: 0,
+    rttPs,
+    inflightBytes: bytesPerPs * rttPs,
+    totalDelivered: delivered,
+    caState: CA_OPEN,
+    mss: MSS,
+  });
+  const probing = (): {
+    bbr: BbrCc;
+    w: { cwnd: number; ssthresh: number; mss: number };
+    t: number;
+    d: number;
+  } => {
+    const w = { cwnd: 10 * MSS, ssthresh: Infinity, mss: MSS };
+    const bbr = new BbrCc(w, { initialRttPs: rttPs, seed: 1 });
+    let t = 0;
+    let d = 0;
+    for (; t < 20e9; t += MSS / bytesPerPs) {
+      d += MSS;
+      bbr.congControl(w, sample(t, d));
+    }
+    expect(bbr.mode).toBe(BBR_PROBE_BW);
+    return { bbr, w, t, d };
+  };
+
+  it('sending again after an app-limited idle paces at the bandwidth estimate (gain 1), not the probing gain', () => {
+    const { bbr, w, t } = probing();
+    const bw = bbr.bw.value;
+    bbr.pacingBytesPerPs = bw * 1.25 * 0.99;
+    bbr.onTxStart(w, t, false);
+    expect(bbr.pacingBytesPerPs).toBeCloseTo(bw * 1.25 * 0.99, 12);
+    bbr.onTxStart(w, t, true);
+    expect(bbr.pacingBytesPerPs).toBeCloseTo(bw * 0.99, 12);
+  });
+
+  it('the first ACK after an idle restart refreshes the min RTT without entering PROBE_RTT', () => {
+    const later = 11e12;
+    const idle = probing();
+    idle.bbr.onTxStart(idle.w, later, true);
+    idle.bbr.congControl(idle.w, sample(later + rttPs, idle.d + MSS));
+    expect(idle.bbr.mode).toBe(BBR_PROBE_BW);
+    const busy = probing();
+    busy.bbr.congControl(busy.w, sample(later + rttPs, busy.d + MSS));
+    expect(busy.bbr.mode).toBe(BBR_PROBE_RTT);
+  });
+});
+
+describe('the sender tells its congestion control when it starts from idle (tcp_event_data_sent)', () => {
+  for (const rack of [false, true]) {
+    it(`${rack ? 'with' : 'without'} RACK-TLP: once, on the first packet with nothing in flight, app-limited after the application ran dry`, () => {
+      const h = new Harness({ cc: 'bbr', rack });
+      const bbr = h.conn.cc as BbrCc;
+      const onTxStart = vi.spyOn(bbr, 'onTxStart');
+      // BBR paces: send what is ready every 0.1 ms for 5 ms.
+      const sendFor = (fromPs: number): number => {
+        let sent = 0;
+        for (let t = fromPs; t <= fromPs + 5e9; t += 1e8) {
+          h.advance(t);
+          sent += h.send().length;
+        }
+        return sent;
+      };
+      expect(sendFor(0)).toBe(10);
+      expect(onTxStart).toHaveBeenCalledTimes(1);
+      h.advance(10e9);
+      h.ack(10 * MSS, [], 0);
+      expect(h.send()).toHaveLength(0);
+      h.conn.appLimit += 4 * MSS;
+      expect(sendFor(10e9)).toBe(4);
+      expect(onTxStart).toHaveBeenCalledTimes(2);
+      expect(onTxStart.mock.calls[1]![2]).toBe(true);
+    });
+  }
 });

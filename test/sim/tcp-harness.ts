@@ -50,6 +50,7 @@ export class Harness implements SimContext {
       ctx: this,
       config: full,
       baseRttPs,
+      randomSeed: 1,
     };
     this.conn = full.rack ? new RackTcpConnection(options) : new TcpConnection(options);
     this.conn.appLimit = 10 * full.mssBytes;

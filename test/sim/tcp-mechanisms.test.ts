@@ -182,6 +182,50 @@ describe('TSO-like batching', () => {
     expect(r.takeAcks().map((a) => a.ack)).toEqual([4 * MSS]);
   });
 
+  it('a lone TSO packet of 4 segments is 4 packets out for the loss probe (tcp_skb_pcount): PTO = 2 SRTT + 2 ms, not + rto_min', () => {
+    const h = new Harness({ tsoSegments: 4, rack: true });
+    h.conn.appLimit = 8 * MSS;
+    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4]);
+    h.advance(10 * MS);
+    h.ack(4 * MSS, [], 0);
+    const conn = h.conn as RackTcpConnection;
+    h.advance(32 * MS - 1);
+    expect(conn.lossProbes).toBe(0);
+    h.advance(32 * MS);
+    expect(conn.lossProbes).toBe(1);
+    // The probe resends the packet's last segment only (tcp_send_loss_probe fragments it).
+    expect(h.send().map((s) => [s.seq, s.len])).toEqual([[7 * MSS, MSS]]);
+    expect(h.counters.timeouts).toBe(0);
+  });
+
+  it('a lone packet of one segment waits 2 SRTT + rto_min for its probe, capped by the RTO', () => {
+    const h = new Harness({ tsoSegments: 4, rack: true });
+    h.conn.appLimit = 5 * MSS;
+    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 1]);
+    h.advance(10 * MS);
+    h.ack(4 * MSS, [], 0);
+    const conn = h.conn as RackTcpConnection;
+    h.advance(200 * MS);
+    expect(conn.lossProbes).toBe(0);
+    expect(h.counters.timeouts).toBe(0);
+    h.advance(240 * MS);
+    expect(conn.lossProbes + h.counters.timeouts).toBe(1);
+  });
+
+  it('a lost batch is resent in as many segments as cwnd has room for (tcp_xmit_retransmit_queue, tcp_fragment)', () => {
+    const h = new Harness({ tsoSegments: 4, rack: true });
+    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4, 2]);
+    h.advance(10 * MS);
+    // The first batch lost, the rest SACKed; cwnd cut to 2 segments: two of its four go, then the rest.
+    h.ack(0, [[4 * MSS, 10 * MSS]], 0);
+    // cwnd set directly: the rule under test is how a lost TSO packet is cut to cwnd's room.
+    const window = (h.conn as unknown as { s: { cwnd: number } }).s;
+    window.cwnd = 2 * MSS;
+    expect(h.send().map((s) => [s.seq, s.len])).toEqual([[0, 2 * MSS]]);
+    window.cwnd = 4 * MSS;
+    expect(h.send().map((s) => [s.seq, s.len])).toEqual([[2 * MSS, 2 * MSS]]);
+  });
+
   it('with RACK-TLP the same batches, and a lost batch is resent whole', () => {
     const h = new Harness({ tsoSegments: 4, rack: true });
     expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4, 2]);

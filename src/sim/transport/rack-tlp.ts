@@ -67,7 +67,10 @@ export class RackTlp {
     return timeout;
   }
 
-  /** tcp_schedule_loss_probe: PTO = 2 SRTT, plus rto_min with one segment out (a delayed ACK), else plus 2 ms. */
+  /**
+   * tcp_schedule_loss_probe: PTO = 2 SRTT, plus rto_min with one segment out (tp->packets_out == 1: the
+   * ACK may be delayed), else plus 2 ms. `segmentsOut` counts MSS-sized segments, not TSO packets.
+   */
   probeTimeout(srttPs: number, segmentsOut: number, minRtoPs: number): number {
     return 2 * srttPs + (segmentsOut === 1 ? minRtoPs : TCP_TIMEOUT_MIN_PS);
   }

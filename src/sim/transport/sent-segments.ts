@@ -110,6 +110,35 @@ export class SentSegments {
     return -1;
   }
 
+  /**
+   * tcp_fragment: the i-th outstanding record becomes two at sequence `at` (inside it), each keeping
+   * the flags and send stamps, so a part of a TSO packet can be retransmitted alone. Byte counts
+   * are unchanged. The later records move up one place (a retransmission path, not the hot one).
+   */
+  split(i: number, at: number): void {
+    if (this.count === this.start.length) this.grow();
+    const mask = this.start.length - 1;
+    for (let j = this.count; j > i + 1; j--)
+      this.copyRecord((this.head + j - 1) & mask, (this.head + j) & mask);
+    const k = this.at(i);
+    const next = this.at(i + 1);
+    this.copyRecord(k, next);
+    this.end[k] = at;
+    this.start[next] = at;
+    this.count++;
+  }
+
+  private copyRecord(from: number, to: number): void {
+    this.start[to] = this.start[from]!;
+    this.end[to] = this.end[from]!;
+    this.xmitPs[to] = this.xmitPs[from]!;
+    this.flags[to] = this.flags[from]!;
+    this.txDelivered[to] = this.txDelivered[from]!;
+    this.txDeliveredPs[to] = this.txDeliveredPs[from]!;
+    this.txFirstPs[to] = this.txFirstPs[from]!;
+    this.txAppLimited[to] = this.txAppLimited[from]!;
+  }
+
   /** Start of an ACK's processing (tcp_rate.c keeps the newest delivered segment's stamps). */
   beginAck(): void {
     this.priorDelivered = -1;

@@ -52,21 +52,46 @@ export class RackTcpConnection extends TcpConnection {
     this.segments = this.segs!;
   }
 
-  /** Linux tcp_packets_in_flight: out - SACKed - lost + retransmitted, in bytes. */
+  /**
+   * Linux tcp_packets_in_flight, in bytes: packets_out - (sacked_out + lost_out) + retrans_out. In
+   * Linux a retransmitted segment keeps its TCPCB_LOST mark (it is in lost_out and in retrans_out, so
+   * it counts once); here a retransmission clears SEG_LOST (sent-segments.ts), so it is already out of
+   * `lostBytes` and is counted once as out - SACKed - lost.
+   */
   protected override inflight(): number {
     const g = this.segments;
-    return g.outBytes - g.sackedBytes - g.lostBytes + g.retransBytes;
+    return g.outBytes - g.sackedBytes - g.lostBytes;
   }
 
-  /** The first segment deemed lost and not yet resent (ring position), or -1. */
+  /** The first segment deemed lost and not yet resent (index from snd_una), or -1. */
   private firstLost(): number {
     const g = this.segments;
     if (g.lostBytes <= 0) return -1;
     for (let i = 0; i < g.count; i++) {
-      const k = g.at(i);
-      if ((g.flags[k]! & (SEG_LOST | SEG_SACKED)) === SEG_LOST) return k;
+      if ((g.flags[g.at(i)]! & (SEG_LOST | SEG_SACKED)) === SEG_LOST) return i;
     }
     return -1;
+  }
+
+  /**
+   * Which part of outstanding record `index` to resend, as Linux cuts a TSO packet (tcp_fragment):
+   * a loss probe resends only its last segment (tcp_send_loss_probe); a lost packet as many whole
+   * segments as cwnd has room for, at least one (tcp_xmit_retransmit_queue: segs = cwnd - in flight,
+   * then __tcp_retransmit_skb). Returns the index of the record to send.
+   */
+  private fragmentForResend(index: number, probe: boolean): number {
+    const g = this.segments;
+    const mss = this.config.mssBytes;
+    const k = g.at(index);
+    const len = g.len(k);
+    if (len <= mss) return index;
+    if (probe) {
+      g.split(index, g.start[k]! + (Math.ceil(len / mss) - 1) * mss);
+      return index + 1;
+    }
+    const room = Math.max(1, Math.floor((this.s.cwnd + CWND_SLACK_BYTES - this.inflight()) / mss));
+    if (len > room * mss) g.split(index, g.start[k]! + room * mss);
+    return index;
   }
 
   override readiness(now: number): number {
@@ -86,6 +111,7 @@ export class RackTcpConnection extends TcpConnection {
   }
 
   override nextPacket(now: number): number {
+    this.txStart(now);
     const g = this.segments;
     let probe = this.probeSeq;
     this.probeSeq = -1;
@@ -94,7 +120,8 @@ export class RackTcpConnection extends TcpConnection {
     let isNew = true;
     const probeIndex = probe >= 0 && probe < this.sndNxt ? g.find(probe) : -1;
     if (probe >= 0 && probe < this.sndNxt && probeIndex < 0) probe = -1; // acknowledged meanwhile
-    const k = probeIndex >= 0 ? g.at(probeIndex) : probe >= 0 ? -1 : this.firstLost();
+    const index = probeIndex >= 0 ? probeIndex : probe >= 0 ? -1 : this.firstLost();
+    const k = index >= 0 ? g.at(this.fragmentForResend(index, probeIndex >= 0)) : -1;
     if (k >= 0) {
       seq = g.start[k]!;
       len = g.len(k);
@@ -128,12 +155,25 @@ export class RackTcpConnection extends TcpConnection {
     // tcp_schedule_loss_probe: never later than the RTO (from now on an ACK, else from the head's send).
     const rtoLeft = advancing ? this.rto : g.xmitPs[g.at(0)]! + this.rto - now;
     if (this.caState === CA_OPEN && this.config.sack) {
-      const pto = this.rack.probeTimeout(this.srtt, g.count, this.config.minRtoPs);
+      const pto = this.rack.probeTimeout(this.srtt, this.packetsOut(), this.config.minRtoPs);
       this.timerKind = TIMER_TLP;
       this.retransmitTimer.arm(now + (rtoLeft > 0 ? Math.min(pto, rtoLeft) : pto));
       return;
     }
     this.rearmRto(now);
+  }
+
+  /**
+   * Linux tp->packets_out: segments sent and not cumulatively acknowledged, a TSO packet counting
+   * each of its MSS-sized segments (tcp_skb_pcount), as the loss probe's timeout reads it. Only
+   * whether it is 1 matters there, so past the first two records the count stops.
+   */
+  private packetsOut(): number {
+    const g = this.segments;
+    const mss = this.config.mssBytes;
+    let segments = 0;
+    for (let i = 0; i < g.count && segments < 2; i++) segments += Math.ceil(g.len(g.at(i)) / mss);
+    return segments;
   }
 
   /** tcp_rearm_rto: RTO from now, or from the head's send when a probe or reorder timer was pending. */

@@ -55,6 +55,8 @@ export interface TcpConnectionOptions extends ConnectionOptions {
   config: TcpConfig;
   /** Round trip of the idle path (the handshake's RTT sample), ps. */
   baseRttPs: number;
+  /** Seeds the connection's own random draws (BBR's PROBE_BW phase); the run's seed mixed with the id. */
+  randomSeed: number;
 }
 
 /** RFC 6675 DupThresh: three segments SACKed above a hole make it lost (RFC 5681: three duplicate ACKs). */
@@ -124,7 +126,7 @@ export class TcpConnection extends Connection {
     this.config = config;
     const mss = config.mssBytes;
     this.s = { cwnd: config.initialCwndSegments * mss, ssthresh: Infinity, mss };
-    this.cc = createCongestionControl(config.cc, this.s, { initialRttPs: o.baseRttPs, seed: o.id + 1 });
+    this.cc = createCongestionControl(config.cc, this.s, { initialRttPs: o.baseRttPs, seed: o.randomSeed });
     this.srtt = o.baseRttPs;
     this.rttvar = o.baseRttPs / 2;
     this.minRtt = o.baseRttPs;
@@ -193,6 +195,7 @@ export class TcpConnection extends Connection {
   }
 
   nextPacket(now: number): number {
+    this.txStart(now);
     const mss = this.config.mssBytes;
     let seq: number;
     let len: number;
@@ -219,6 +222,12 @@ export class TcpConnection extends Connection {
     const p = this.emit(seq, len, now);
     this.cwndValidate();
     return p;
+  }
+
+  /** tcp_output.c tcp_event_data_sent: a data packet leaving with nothing in flight is CA_EVENT_TX_START. */
+  protected txStart(now: number): void {
+    if (this.inflight() === 0)
+      this.cc.onTxStart(this.s, now, this.segs !== null && this.segs.appLimited !== 0);
   }
 
   /** Keep the per-segment state of a send: new data, or a retransmission of what was sent before. */

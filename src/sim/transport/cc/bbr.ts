@@ -4,7 +4,8 @@
  * stops growing 25% for three rounds, DRAIN, PROBE_BW's eight-phase gain cycle, and PROBE_RTT
  * (cwnd 4 packets for 200 ms) when the min RTT is 10 s old. cwnd = 2 BDP plus the TSO quantization
  * budget and the ACK-aggregation allowance, never below 4 packets; paced at gain x bandwidth less
- * 1%. Not modelled: the long-term (policer) bandwidth and idle restart (docs/simulator.md).
+ * 1%; a restart from idle while app-limited paces at the bandwidth itself (bbr_cwnd_event). Not
+ * modelled: the long-term (policer) bandwidth (docs/simulator.md).
  */
 import { BaseCongestionControl, type CcWindow, type RateSample } from './types.js';
 import { WindowedMax } from './win-minmax.js';
@@ -109,6 +110,8 @@ export class BbrCc extends BaseCongestionControl {
   private extraAckedRounds = 0;
   private ackEpochPs = 0;
   private ackEpochAcked = 0;
+  /** tcp_bbr.c idle_restart: sending resumed after idle, until an ACK delivers data. */
+  private idleRestart = false;
 
   constructor(w: CcWindow, options: BbrOptions) {
     super();
@@ -137,6 +140,20 @@ export class BbrCc extends BaseCongestionControl {
     this.prevCaState = CA_LOSS;
     this.fullBw = 0;
     this.roundStart = true;
+  }
+
+  /**
+   * tcp_bbr.c bbr_cwnd_event(CA_EVENT_TX_START): restarting from idle while app-limited, BBR restarts
+   * the ACK-aggregation epoch and, in PROBE_BW, paces at the estimated bandwidth (gain 1) rather than
+   * the phase's gain ("avoid pointless buffer overflows"); in PROBE_RTT it checks whether the probe is done.
+   */
+  override onTxStart(w: CcWindow, nowPs: number, appLimited: boolean): void {
+    if (!appLimited) return;
+    this.idleRestart = true;
+    this.ackEpochPs = nowPs;
+    this.ackEpochAcked = 0;
+    if (this.mode === BBR_PROBE_BW) this.setPacingRate(this.bw.value, 1);
+    else if (this.mode === BBR_PROBE_RTT) this.checkProbeRttDone(w, nowPs);
   }
 
   override onRecoveryStart(w: CcWindow): void {
@@ -288,26 +305,32 @@ export class BbrCc extends BaseCongestionControl {
       this.minRttPs = rs.rttPs;
       this.minRttStampPs = rs.nowPs;
     }
-    if (expired && this.mode !== BBR_PROBE_RTT) {
+    if (expired && !this.idleRestart && this.mode !== BBR_PROBE_RTT) {
       this.mode = BBR_PROBE_RTT;
       this.saveCwnd(w);
       this.probeRttDonePs = 0;
     }
-    if (this.mode !== BBR_PROBE_RTT) return;
-    if (this.probeRttDonePs === 0 && rs.inflightBytes <= BBR_CWND_MIN_SEGMENTS * w.mss) {
-      this.probeRttDonePs = rs.nowPs + BBR_PROBE_RTT_PS;
-      this.probeRttRoundDone = false;
-      this.nextRttDelivered = rs.totalDelivered;
-    } else if (this.probeRttDonePs !== 0) {
-      if (this.roundStart) this.probeRttRoundDone = true;
-      if (this.probeRttRoundDone && rs.nowPs > this.probeRttDonePs) {
-        // bbr_check_probe_rtt_done: restart the filter, restore cwnd, back to STARTUP or PROBE_BW.
-        this.minRttStampPs = rs.nowPs;
-        w.cwnd = Math.max(w.cwnd, this.priorCwnd);
-        if (this.fullBwReached) this.resetProbeBw(rs.nowPs);
-        else this.mode = BBR_STARTUP;
+    if (this.mode === BBR_PROBE_RTT) {
+      if (this.probeRttDonePs === 0 && rs.inflightBytes <= BBR_CWND_MIN_SEGMENTS * w.mss) {
+        this.probeRttDonePs = rs.nowPs + BBR_PROBE_RTT_PS;
+        this.probeRttRoundDone = false;
+        this.nextRttDelivered = rs.totalDelivered;
+      } else if (this.probeRttDonePs !== 0) {
+        if (this.roundStart) this.probeRttRoundDone = true;
+        if (this.probeRttRoundDone) this.checkProbeRttDone(w, rs.nowPs);
       }
     }
+    // Restart after idle ends only once an ACK delivers new data.
+    if (rs.deliveredBytes > 0) this.idleRestart = false;
+  }
+
+  /** tcp_bbr.c bbr_check_probe_rtt_done: after its 200 ms, restart the filter, restore cwnd, back to STARTUP or PROBE_BW. */
+  private checkProbeRttDone(w: CcWindow, nowPs: number): void {
+    if (this.probeRttDonePs === 0 || nowPs <= this.probeRttDonePs) return;
+    this.minRttStampPs = nowPs;
+    w.cwnd = Math.max(w.cwnd, this.priorCwnd);
+    if (this.fullBwReached) this.resetProbeBw(nowPs);
+    else this.mode = BBR_STARTUP;
   }
 
   private updateGains(): void {

@@ -70,6 +70,11 @@ export interface CongestionControl {
   onRecoveryStart(w: CcWindow, rs: RateSample): void;
   /** Linux set_state(TCP_CA_Loss): a retransmission timeout (after ssthresh()). */
   onTimeout(w: CcWindow): void;
+  /**
+   * Linux cwnd_event(CA_EVENT_TX_START) (tcp_output.c tcp_event_data_sent): a data packet is about to
+   * leave with nothing in flight; `appLimited` is tp->app_limited (the sender ran out of data before).
+   */
+  onTxStart(w: CcWindow, nowPs: number, appLimited: boolean): void;
 }
 
 /** No-op hooks, for flavours that use only some of them. */
@@ -94,4 +99,5 @@ export abstract class BaseCongestionControl implements CongestionControl {
   congControl(_w: CcWindow, _rs: RateSample): void {}
   onRecoveryStart(_w: CcWindow, _rs: RateSample): void {}
   onTimeout(_w: CcWindow): void {}
+  onTxStart(_w: CcWindow, _nowPs: number, _appLimited: boolean): void {}
 }
