@@ -21,6 +21,11 @@ import { Harness } from './tcp-harness.js';
 
 const MSS = 1000;
 
+/** A rate sample of an ACK in the Open state with no loss, not app-limited (the fields every BBR test here shares). */
+function openSample(fields: Omit<RateSample, 'isAppLimited' | 'lostBytes' | 'caState' | 'mss'>): RateSample {
+  return { ...fields, isAppLimited: false, lostBytes: 0, caState: CA_OPEN, mss: MSS };
+}
+
 /** Feed one RTT's worth of single-segment ACKs per RTT, spaced evenly, until `untilPs`; sample cwnd (segments). */
 function ackClock(
   cc: CubicCc | RenoCc,
@@ -186,21 +191,19 @@ describe('BBR v1 ACK aggregation (tcp_bbr.c bbr_update_ack_aggregation)', () => 
       history.push([t, delivered]);
       while (history.length > 1 && history[0]![0] < t - rttPs) history.shift();
       const [t0, d0] = history[0]!;
-      const rs: RateSample = {
-        nowPs: t,
-        ackedBytes: burst * MSS,
-        deliveredBytes: delivered - d0 + burst * MSS,
-        intervalPs: Math.max(rttPs, t - t0),
-        priorDelivered: d0 - burst * MSS,
-        isAppLimited: false,
-        lostBytes: 0,
-        rttPs,
-        inflightBytes: bytesPerPs * rttPs,
-        totalDelivered: delivered,
-        caState: CA_OPEN,
-        mss: MSS,
-      };
-      bbr.congControl(w, rs);
+      bbr.congControl(
+        w,
+        openSample({
+          nowPs: t,
+          ackedBytes: burst * MSS,
+          deliveredBytes: delivered - d0 + burst * MSS,
+          intervalPs: Math.max(rttPs, t - t0),
+          priorDelivered: d0 - burst * MSS,
+          rttPs,
+          inflightBytes: bytesPerPs * rttPs,
+          totalDelivered: delivered,
+        }),
+      );
     }
     expect(bbr.mode).toBe(BBR_PROBE_BW);
     return w.cwnd / MSS;
@@ -220,20 +223,17 @@ describe('BBR v1 restart from idle (tcp_bbr.c bbr_cwnd_event, CA_EVENT_TX_START)
   // 1 Gb/s, 100 us min RTT, smooth ACKs for 20 ms: BBR is in PROBE_BW with a bandwidth estimate.
   const rttPs = 100e6;
   const bytesPerPs = 1e9 / 8 / 1e12;
-  const sample = (t: number, delivered: number): RateSample => ({
-    nowPs: t,
-    ackedBytes: MSS,
-    deliveredBytes: bytesPerPs * rttPs,
-    intervalPs: rttPs,
-    priorDelivered: delivered - bytesPerPs * rttPs,
-    isAppLimited: false,
-    lostBytes: 0,
-    rttPs,
-    inflightBytes: bytesPerPs * rttPs,
-    totalDelivered: delivered,
-    caState: CA_OPEN,
-    mss: MSS,
-  });
+  const sample = (t: number, delivered: number): RateSample =>
+    openSample({
+      nowPs: t,
+      ackedBytes: MSS,
+      deliveredBytes: bytesPerPs * rttPs,
+      intervalPs: rttPs,
+      priorDelivered: delivered - bytesPerPs * rttPs,
+      rttPs,
+      inflightBytes: bytesPerPs * rttPs,
+      totalDelivered: delivered,
+    });
   const probing = (): {
     bbr: BbrCc;
     w: { cwnd: number; ssthresh: number; mss: number };

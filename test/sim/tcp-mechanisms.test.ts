@@ -182,13 +182,18 @@ describe('TSO-like batching', () => {
     expect(r.takeAcks().map((a) => a.ack)).toEqual([4 * MSS]);
   });
 
-  it('a lone TSO packet of 4 segments is 4 packets out for the loss probe (tcp_skb_pcount): PTO = 2 SRTT + 2 ms, not + rto_min', () => {
+  // The application offers `segments`; the first packet (4 segments) is acknowledged after one 10 ms RTT.
+  const loneTail = (segments: number, packets: number[]): { h: Harness; conn: RackTcpConnection } => {
     const h = new Harness({ tsoSegments: 4, rack: true });
-    h.conn.appLimit = 8 * MSS;
-    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4]);
+    h.conn.appLimit = segments * MSS;
+    expect(h.send().map((s) => s.len / MSS)).toEqual(packets);
     h.advance(10 * MS);
     h.ack(4 * MSS, [], 0);
-    const conn = h.conn as RackTcpConnection;
+    return { h, conn: h.conn as RackTcpConnection };
+  };
+
+  it('a lone TSO packet of 4 segments is 4 packets out for the loss probe (tcp_skb_pcount): PTO = 2 SRTT + 2 ms, not + rto_min', () => {
+    const { h, conn } = loneTail(8, [4, 4]);
     h.advance(32 * MS - 1);
     expect(conn.lossProbes).toBe(0);
     h.advance(32 * MS);
@@ -199,12 +204,7 @@ describe('TSO-like batching', () => {
   });
 
   it('a lone packet of one segment waits 2 SRTT + rto_min for its probe, capped by the RTO', () => {
-    const h = new Harness({ tsoSegments: 4, rack: true });
-    h.conn.appLimit = 5 * MSS;
-    expect(h.send().map((s) => s.len / MSS)).toEqual([4, 1]);
-    h.advance(10 * MS);
-    h.ack(4 * MSS, [], 0);
-    const conn = h.conn as RackTcpConnection;
+    const { h, conn } = loneTail(5, [4, 1]);
     h.advance(200 * MS);
     expect(conn.lossProbes).toBe(0);
     expect(h.counters.timeouts).toBe(0);
