@@ -212,7 +212,7 @@ describe('TSO-like batching', () => {
     expect(conn.lossProbes + h.counters.timeouts).toBe(1);
   });
 
-  it('a lost batch is resent in as many segments as cwnd has room for (tcp_xmit_retransmit_queue, tcp_fragment)', () => {
+  it('a lost batch is resent in as many segments as cwnd has room for (tcp_fragment), a resent segment counting once in flight (tcp_packets_in_flight)', () => {
     const h = new Harness({ tsoSegments: 4, rack: true });
     expect(h.send().map((s) => s.len / MSS)).toEqual([4, 4, 2]);
     h.advance(10 * MS);
@@ -222,6 +222,7 @@ describe('TSO-like batching', () => {
     const window = (h.conn as unknown as { s: { cwnd: number } }).s;
     window.cwnd = 2 * MSS;
     expect(h.send().map((s) => [s.seq, s.len])).toEqual([[0, 2 * MSS]]);
+    // Two segments resent and in flight: cwnd 4 leaves room for the other two (counted twice, none).
     window.cwnd = 4 * MSS;
     expect(h.send().map((s) => [s.seq, s.len])).toEqual([[2 * MSS, 2 * MSS]]);
   });
