@@ -133,6 +133,7 @@ export function buildWorkloads(plan: WorkloadPlan): Workload[] {
           senders: w.senders,
           blockBytes: w.blockBytes,
           rounds: w.rounds,
+          startGapPs: Math.round(w.startGapS * 1e12),
           startPs,
           transport,
         });

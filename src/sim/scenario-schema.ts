@@ -283,6 +283,12 @@ const workloadSchema = z.discriminatedUnion('kind', [
       senders: z.union([count, z.array(hostIndex).min(1)]),
       blockSize: sizeField,
       rounds: count.default(1),
+      /**
+       * Senders begin their block one after another, this far apart, in an order drawn afresh each
+       * round from the run's seed (servers woken one by one, as on a testbed whose hosts share a few
+       * cores); default 0, all at once. Packet mode.
+       */
+      startGap: durationOrZeroField.default(0),
       start: startField,
       transport: transportChoice,
     })

@@ -183,7 +183,15 @@ export function testbedRingScenario(
   });
 }
 
-export function incastScenario(settings: IncastSimSettings, senders: number): Scenario {
+/**
+ * The incast scenario of one row; `startGapUs`: how far apart the testbed's servers began their blocks
+ * (measured by the incast worker), which the simulated senders take in a random order each round.
+ */
+export function incastScenario(
+  settings: IncastSimSettings,
+  senders: number,
+  startGapUs: number | null = null,
+): Scenario {
   // A generous limit: a collapsed round waits for 200 ms RTOs that back off; a run that still ends
   // at the limit reports no goodput rather than a wrong one.
   return testbedStar(settings, `testbed-incast-${senders}`, senders + 1, {
@@ -195,6 +203,7 @@ export function incastScenario(settings: IncastSimSettings, senders: number): Sc
         senders,
         blockSize: String(settings.blockBytes),
         rounds: settings.rounds,
+        ...(startGapUs !== null && startGapUs > 0 ? { startGap: seconds(startGapUs / 1e6) } : {}),
       },
     ],
     maxTimeS: Math.max(60, settings.rounds * 10),
@@ -209,8 +218,12 @@ export interface SimRow {
   perSeed: { seed: number; goodputGbps: number | null; drops: number; timeouts: number }[];
 }
 
-export function simulateIncastRow(settings: IncastSimSettings, senders: number): SimRow {
-  const scenario = incastScenario(settings, senders);
+export function simulateIncastRow(
+  settings: IncastSimSettings,
+  senders: number,
+  startGapUs: number | null = null,
+): SimRow {
+  const scenario = incastScenario(settings, senders, startGapUs);
   const perSeed = SIM_SEEDS.map((seed) => {
     const result = runScenario(scenario, { seed });
     const workload = result.metrics.workloads[0];

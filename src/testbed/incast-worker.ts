@@ -6,7 +6,11 @@
  * RANK 0 is the client: each round it asks the S servers (RANK 1..S) for one block each and starts
  * the next round only when every block has arrived. When the rounds are done it reads the kernel's
  * own minimum RTT of its connections (`ss -tin`, the `minrtt` of tcp_info, the figure BBR uses) and
- * prints one JSON line: senders, blockBytes, rounds, seconds, goodputBps, minRttUs.
+ * prints one JSON line: senders, blockBytes, rounds, seconds, goodputBps, minRttUs, startGapUs. Each
+ * server notes when each request reached it (CLOCK_MONOTONIC, one clock for every namespace of the
+ * machine) and hands the times over at the end ('t'); startGapUs is the median over rounds of the
+ * spread of the servers' starts divided by S - 1: how far apart the servers, woken one by one on the
+ * machine's few cores, begin their blocks (null with one server).
  * A standalone program (not part of the testbed room's surface): it runs inside the namespaces.
  */
 import { execFile } from 'node:child_process';
@@ -53,14 +57,39 @@ function kernelMinRttUs(): Promise<number | null> {
   });
 }
 
+/** Median over rounds of (latest start - earliest start) / (servers - 1), us; null with one server. */
+function startGapUs(startsUs: number[][]): number | null {
+  if (startsUs.length < 2) return null;
+  const gaps: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const times = startsUs.map((starts) => starts[round]).filter((t): t is number => t !== undefined);
+    if (times.length < 2) continue;
+    gaps.push((Math.max(...times) - Math.min(...times)) / (times.length - 1));
+  }
+  if (gaps.length === 0) return null;
+  gaps.sort((a, b) => a - b);
+  const mid = gaps.length >> 1;
+  return gaps.length % 2 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
+}
+
 function client(): void {
   const sockets: net.Socket[] = [];
   let received = 0;
   let roundDone = (): void => undefined;
+  // After the rounds each server sends its start times as one JSON line.
+  let collecting = false;
+  const texts: string[] = [];
+  let textsDone = (): void => undefined;
   const server = net.createServer((socket) => {
     socket.setNoDelay(true);
-    sockets.push(socket);
+    const index = sockets.push(socket) - 1;
+    texts[index] = '';
     socket.on('data', (chunk: Buffer) => {
+      if (collecting) {
+        texts[index] += chunk.toString('utf8');
+        if (texts.every((text) => text.endsWith('\n'))) textsDone();
+        return;
+      }
       received += chunk.length;
       if (received >= senders * block) roundDone();
     });
@@ -76,14 +105,22 @@ function client(): void {
       await done;
     }
     const seconds = (performance.now() - start) / 1000;
+    collecting = true;
+    const collected = new Promise<void>((resolve) => (textsDone = resolve));
+    for (const socket of sockets) socket.write('t');
+    await collected;
+    const gapUs = startGapUs(texts.map((text) => JSON.parse(text) as number[]));
     const minRttUs = await kernelMinRttUs();
     process.stdout.write(
-      `${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs })}\n`,
+      `${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs, startGapUs: gapUs })}\n`,
     );
     for (const socket of sockets) socket.end();
     server.close();
   }
 }
+
+/** The client's last request: 't' (the servers' start times), after the rounds' 'r's. */
+const T_BYTE = 't'.charCodeAt(0);
 
 function sender(): void {
   const payload = Buffer.alloc(block, rank);
@@ -91,8 +128,15 @@ function sender(): void {
     const socket = net.connect({ host: master, port }, () => socket.setNoDelay(true));
     // The client may not listen yet: try again shortly.
     socket.on('error', () => setTimeout(connect, 50));
+    const startsUs: number[] = [];
     socket.on('data', (request: Buffer) => {
-      for (let i = 0; i < request.length; i++) socket.write(payload);
+      for (const byte of request) {
+        if (byte === T_BYTE) socket.write(`${JSON.stringify(startsUs)}\n`);
+        else {
+          startsUs.push(Number(process.hrtime.bigint() / 1000n));
+          socket.write(payload);
+        }
+      }
     });
     socket.on('end', () => process.exit(0));
   };

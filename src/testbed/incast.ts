@@ -71,6 +71,8 @@ export interface IncastRow {
   simDrops: number | null;
   /** RTOs in the simulation, median over the seeds. */
   simTimeouts: number | null;
+  /** How far apart the servers began their blocks, median over the runs (us); null with one sender. */
+  startGapUs: number | null;
   runs: IncastRun[];
 }
 
@@ -205,6 +207,8 @@ export interface IncastRun {
   goodputGbps: number;
   drops: number;
   minRttUs: number | null;
+  /** The incast worker's measure of how far apart the servers began their blocks (us); null with one. */
+  startGapUs: number | null;
   seconds: number;
   /** The senders' retransmitted segments, RTOs and loss probes during the run (nstat). */
   senders: TcpCounters;
@@ -262,11 +266,17 @@ async function runIncastOnce(
   const countersAfter = await tcpCounters(senderNamespaces);
   const line = results[0]!.stdout.split('\n').find((text) => text.startsWith('{'));
   if (!line) throw new EnvironmentError(`testbed incast: the client printed no result (${senders} senders)`);
-  const parsed = JSON.parse(line) as { goodputBps: number; minRttUs: number | null; seconds: number };
+  const parsed = JSON.parse(line) as {
+    goodputBps: number;
+    minRttUs: number | null;
+    startGapUs?: number | null;
+    seconds: number;
+  };
   return {
     goodputGbps: parsed.goodputBps / 1e9,
     drops: after - before,
     minRttUs: parsed.minRttUs,
+    startGapUs: parsed.startGapUs ?? null,
     seconds: parsed.seconds,
     senders: {
       retransmittedSegments: countersAfter.retransmittedSegments - countersBefore.retransmittedSegments,
@@ -302,7 +312,7 @@ async function measure(
         const outcome = await runIncastOnce(spec.name, senders, spec, options.signal);
         runs.push(outcome);
         options.onProgress?.(
-          `  ${senders} senders, run ${i + 1}/${spec.runs}: ${(outcome.goodputGbps * 1e3).toFixed(0)} Mb/s, ${outcome.drops} drops, ${outcome.senders.timeouts} RTOs, ${outcome.senders.lossProbes} loss probes`,
+          `  ${senders} senders, run ${i + 1}/${spec.runs}: ${(outcome.goodputGbps * 1e3).toFixed(0)} Mb/s, ${outcome.drops} drops, ${outcome.senders.timeouts} RTOs, ${outcome.senders.lossProbes} loss probes${outcome.startGapUs !== null ? `, servers started ${outcome.startGapUs.toFixed(0)} us apart` : ''}`,
         );
       }
       rows.push({
@@ -310,6 +320,7 @@ async function measure(
         testbedGoodputGbps: median(runs.map((r) => r.goodputGbps)),
         drops: median(runs.map((r) => r.drops)),
         timeouts: median(runs.map((r) => r.senders.timeouts)),
+        startGapUs: medianOrNull(runs.map((r) => r.startGapUs)),
         runs,
       });
     }
@@ -317,6 +328,12 @@ async function measure(
   } finally {
     await testbedDown(spec.name).catch(() => undefined);
   }
+}
+
+/** The median of the values that are numbers; null if none is. */
+function medianOrNull(values: readonly (number | null)[]): number | null {
+  const numbers = values.filter((value): value is number => value !== null);
+  return numbers.length ? median(numbers) : null;
 }
 
 export async function testbedIncast(
@@ -363,7 +380,7 @@ export async function testbedIncast(
     if (options.signal?.aborted)
       throw new EnvironmentError('testbed incast interrupted (the testbed is already removed)');
     options.onProgress?.(`  simulating ${row.senders} senders (seeds ${SIM_SEEDS.join(', ')})`);
-    const simRow = simulateIncastRow(sim, row.senders);
+    const simRow = simulateIncastRow(sim, row.senders, row.startGapUs);
     const ratio =
       simRow.goodputGbps !== null && row.testbedGoodputGbps > 0
         ? simRow.goodputGbps / row.testbedGoodputGbps

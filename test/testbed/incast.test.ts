@@ -112,6 +112,10 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
     expect(counters.retransmittedSegments).toBeGreaterThanOrEqual(counters.timeouts);
     expect(row.timeouts).toBe(counters.timeouts);
     expect(Number.isInteger(row.simTimeouts)).toBe(true);
+    // How far apart the two servers began their blocks (the worker's CLOCK_MONOTONIC stamps), given to the simulator.
+    expect(row.startGapUs).toBe(row.runs[0].startGapUs);
+    expect(row.startGapUs).toBeGreaterThanOrEqual(0);
+    expect(row.startGapUs).toBeLessThan(1e6);
     // One sender is always measured, for the port-rate check, even when not asked for as a row.
     expect(result.metrics.singleSender.fractionOfRate).toBeCloseTo(
       result.metrics.singleSender.goodputGbps / 0.1,

@@ -33,6 +33,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
     ...(compare ? [{ header: 'sim drops' }] : []),
     { header: 'RTOs' },
     ...(compare ? [{ header: 'sim RTOs' }] : []),
+    { header: 'start gap us' },
   ];
   const rows = m.rows.map((row) => [
     String(row.senders),
@@ -42,6 +43,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
     ...(compare ? [row.simDrops === null ? 'n/a' : fixed(row.simDrops, 0)] : []),
     fixed(row.timeouts, 0),
     ...(compare ? [row.simTimeouts === null ? 'n/a' : fixed(row.simTimeouts, 0)] : []),
+    row.startGapUs === null ? '-' : fixed(row.startGapUs, 0),
   ]);
   const single = m.singleSender;
   const lines = [
@@ -59,7 +61,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
       `every row within ${INCAST_TARGET * 100}%: ${m.withinTarget ? 'yes' : `no (senders ${outside.join(', ')})`}`,
     );
     lines.push(
-      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us; seeds ${m.sim.seeds.join(', ')}`,
+      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks the measured start gap apart in a random order each round; seeds ${m.sim.seeds.join(', ')}`,
     );
   }
   lines.push(

@@ -36,6 +36,8 @@ export interface PlannedIncast extends PlannedBase {
   senders: number[];
   blockBytes: number;
   rounds: number;
+  /** Seconds between one sender's start of its block and the next's, in a random order per round; 0: all at once. */
+  startGapS: number;
 }
 
 /** One flow, or a permutation (host i sends to targets[i], a seeded derangement). */
@@ -104,6 +106,7 @@ export function planWorkloads(scenario: Scenario, hostCount: number, seed: numbe
           senders,
           blockBytes: w.blockSize,
           rounds: w.rounds,
+          startGapS: w.startGap,
         };
       }
       case 'flow': {

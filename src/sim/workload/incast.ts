@@ -19,6 +19,8 @@ export interface IncastSpec {
   senders: number[];
   blockBytes: number;
   rounds: number;
+  /** Between one sender's start and the next's, in an order drawn each round (0: all at once). */
+  startGapPs: number;
   startPs: number;
   transport: TransportKind;
 }
@@ -52,7 +54,22 @@ export class IncastWorkload implements Workload {
     if (this.startPs < 0) this.startPs = sim.now;
     this.roundStartPs = sim.now;
     this.outstanding = this.conns.length;
-    for (const conn of this.conns) sim.offer(conn, this.spec.blockBytes, this.round);
+    const gap = this.spec.startGapPs;
+    if (gap <= 0) {
+      for (const conn of this.conns) sim.offer(conn, this.spec.blockBytes, this.round);
+      return;
+    }
+    // A random order each round (Fisher-Yates on the run's generator), then one sender per gap.
+    const order = this.conns.slice();
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(sim.rng.next() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const round = this.round;
+    order.forEach((conn, k) => {
+      if (k === 0) sim.offer(conn, this.spec.blockBytes, round);
+      else sim.at(sim.now + k * gap, () => sim.offer(conn, this.spec.blockBytes, round));
+    });
   }
 
   onMessage(_conn: Connection, _tag: number, nowPs: number): void {
