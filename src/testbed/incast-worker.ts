@@ -15,6 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { median } from '../core/stats.js';
 
 function numberArg(name: string): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -66,10 +67,7 @@ function startGapUs(startsUs: number[][]): number | null {
     if (times.length < 2) continue;
     gaps.push((Math.max(...times) - Math.min(...times)) / (times.length - 1));
   }
-  if (gaps.length === 0) return null;
-  gaps.sort((a, b) => a - b);
-  const mid = gaps.length >> 1;
-  return gaps.length % 2 ? gaps[mid]! : (gaps[mid - 1]! + gaps[mid]!) / 2;
+  return gaps.length === 0 ? null : median(gaps);
 }
 
 function client(): void {
