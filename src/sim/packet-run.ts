@@ -84,6 +84,7 @@ function tcpConfigOf(scenario: Scenario): TcpConfig {
     sack: t.sack,
     rack: t.rack && t.sack,
     tsoSegments: t.tsoSegments,
+    slowStartAfterIdle: t.slowStartAfterIdle,
   };
 }
 

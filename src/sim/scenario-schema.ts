@@ -189,6 +189,8 @@ const tcpSchema = z
     rack: z.boolean().optional(),
     /** Segments per packet (TSO/GSO super-packets as a veth testbed carries them; Linux sizes them up to 64 KB). 1 = none. */
     tsoSegments: count.default(1),
+    /** Restart from the initial window after an idle period longer than the RTO (Linux net.ipv4.tcp_slow_start_after_idle = 1, RFC 2861); not for bbr, which has its own. */
+    slowStartAfterIdle: z.boolean().default(true),
   })
   .strict()
   .transform((t) => {

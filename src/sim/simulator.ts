@@ -66,6 +66,7 @@ export class Simulator extends PacketNetwork implements SimContext {
 
   /** The application hands `bytes` more to the connection, as one message named `tag`. */
   offer(conn: Connection, bytes: number, tag: number): void {
+    conn.onAppWrite(this.now);
     conn.appLimit += bytes;
     conn.messageEnds.push(conn.appLimit);
     conn.messageTags.push(tag);

@@ -4,7 +4,8 @@
  * testbed's settings rather than the simulator's defaults: its port rate and bfifo bytes, its ports'
  * htb token buckets (a packet after idle leaves at once), its unshaped host side (veth speed), its
  * segments per veth packet (GSO_SEGMENTS), the MSS of its 1500-byte MTU with TCP timestamps, the
- * congestion control set in its namespaces, the kernel's delayed and quick ACKs, and a cable delay
+ * congestion control set in its namespaces, the kernel's delayed and quick ACKs, its restart after
+ * idle (net.ipv4.tcp_slow_start_after_idle), and a cable delay
  * from the kernel's own minimum RTT on the testbed.
  */
 import { median } from '../core/index.js';
@@ -58,6 +59,8 @@ export interface TestbedTcpSettings {
   delayedAckTimeoutS: number;
   initialCwnd: number;
   minRtoS: number;
+  /** net.ipv4.tcp_slow_start_after_idle as the testbed's namespaces have it (Linux's default 1: true). */
+  slowStartAfterIdle: boolean;
   /** One cable's delay: a quarter of the kernel's minimum RTT (two cables each way), less nothing else. */
   linkDelayS: number;
 }
@@ -73,6 +76,8 @@ export function testbedTcpSettings(options: {
   bufferBytes: number;
   cc: IncastCc;
   minRttUs: number | null;
+  /** Read from the namespaces' sysctl; Linux's default (1) when not given. */
+  slowStartAfterIdle?: boolean;
 }): TestbedTcpSettings {
   return {
     rateBps: options.rateBps,
@@ -86,6 +91,7 @@ export function testbedTcpSettings(options: {
     delayedAckTimeoutS: DELAYED_ACK_S,
     initialCwnd: INITIAL_CWND,
     minRtoS: MIN_RTO_S,
+    slowStartAfterIdle: options.slowStartAfterIdle ?? true,
     linkDelayS:
       options.minRttUs !== null && options.minRttUs > 0 ? options.minRttUs / 4 / 1e6 : FALLBACK_LINK_DELAY_S,
   };
@@ -99,6 +105,7 @@ export function incastSimSettings(options: {
   rounds: number;
   cc: IncastCc;
   minRttUs: number | null;
+  slowStartAfterIdle?: boolean;
 }): IncastSimSettings {
   return { ...testbedTcpSettings(options), blockBytes: options.blockBytes, rounds: options.rounds };
 }
@@ -138,6 +145,7 @@ function testbedStar(
         delayedAckTimeout: seconds(settings.delayedAckTimeoutS),
         rack: true,
         tsoSegments: settings.tsoSegments,
+        slowStartAfterIdle: settings.slowStartAfterIdle,
       },
     },
     workloads: rest.workloads,

@@ -156,6 +156,20 @@ async function setCongestionControl(
   return first;
 }
 
+/** net.ipv4.tcp_slow_start_after_idle in the host namespaces (each namespace has its own; they must agree). */
+async function slowStartAfterIdle(namespaces: readonly string[]): Promise<boolean> {
+  const key = 'net.ipv4.tcp_slow_start_after_idle';
+  const values = await Promise.all(
+    namespaces.map(async (ns) => (await run('ip', ['netns', 'exec', ns, 'sysctl', '-n', key])).stdout.trim()),
+  );
+  const first = values[0] ?? '';
+  if (values.some((value) => value !== first) || !/^[01]$/.test(first))
+    throw new EnvironmentError(
+      `${key} differs between the host namespaces or is not 0 or 1: ${values.join(', ')}`,
+    );
+  return first === '1';
+}
+
 /**
  * Packets the receiver port's bfifo dropped (tc -s). The kernel counts a drop per packet handed to
  * the qdisc (qdisc_qstats_drop), which on the veth is a GSO packet of up to GSO_SEGMENTS segments,
@@ -293,7 +307,7 @@ async function measure(
   cc: IncastCc | undefined,
   counts: readonly number[],
   options: IncastOptions,
-): Promise<{ rows: MeasuredRow[]; congestionControl: string }> {
+): Promise<{ rows: MeasuredRow[]; congestionControl: string; slowStartAfterIdle: boolean }> {
   const hosts = Math.max(...spec.senders) + 1;
   const info = await testbedUp({
     name: spec.name,
@@ -303,6 +317,7 @@ async function measure(
   });
   try {
     const congestionControl = await setCongestionControl(info.hostNamespaces, cc);
+    const restartAfterIdle = await slowStartAfterIdle(info.hostNamespaces);
     options.onProgress?.(`testbed ${spec.name}: ${hosts} hosts, congestion control ${congestionControl}`);
     const rows: MeasuredRow[] = [];
     for (const senders of counts) {
@@ -324,7 +339,7 @@ async function measure(
         runs,
       });
     }
-    return { rows, congestionControl };
+    return { rows, congestionControl, slowStartAfterIdle: restartAfterIdle };
   } finally {
     await testbedDown(spec.name).catch(() => undefined);
   }
@@ -346,7 +361,11 @@ export async function testbedIncast(
   const wanted = [...new Set(spec.senders)];
   const counts = [...new Set([1, ...wanted])].sort((a, b) => a - b);
   const loadAverageBefore = loadavg();
-  const { rows: measured, congestionControl } = await measure(spec, cc, counts, options);
+  const {
+    rows: measured,
+    congestionControl,
+    slowStartAfterIdle: restartAfterIdle,
+  } = await measure(spec, cc, counts, options);
   const loadAverageAfter = loadavg();
   const single = measured.find((row) => row.senders === 1)!;
   const fractionOfRate = (single.testbedGoodputGbps * 1e9) / spec.rateBps;
@@ -367,7 +386,12 @@ export async function testbedIncast(
     .flatMap((row) => row.runs.map((r) => r.minRttUs))
     .filter((value): value is number => value !== null);
   const sim = spec.compareSim
-    ? incastSimSettings({ ...spec, cc: simCc!, minRttUs: minRtts.length ? Math.min(...minRtts) : null })
+    ? incastSimSettings({
+        ...spec,
+        cc: simCc!,
+        minRttUs: minRtts.length ? Math.min(...minRtts) : null,
+        slowStartAfterIdle: restartAfterIdle,
+      })
     : null;
   const rows: IncastRow[] = [];
   for (const row of measured.filter((each) => wanted.includes(each.senders))) {

@@ -27,14 +27,23 @@ describe('SackScoreboard', () => {
 });
 
 describe('TCP with SACK against NewReno', () => {
-  // RFC 6675 recovery itself: Reno with an ACK per segment and without RACK-TLP (the defaults before issue 13).
+  // RFC 6675 recovery itself: Reno with an ACK per segment, without RACK-TLP and without the restart
+  // after idle (the defaults before issue 13), so that every retransmission answers a drop of a round.
   const incast = (sack: boolean) =>
     simulate({
       topology: { kind: 'star', hosts: 13, linkRate: '1Gbps', linkDelay: '10us' },
       switch: { buffer: '128KiB', sharing: 'static' },
       transport: {
         kind: 'tcp',
-        tcp: { minRto: '1ms', sack, cc: 'reno', rack: false, ackEvery: 1, quickAcks: 0 },
+        tcp: {
+          minRto: '1ms',
+          sack,
+          cc: 'reno',
+          rack: false,
+          ackEvery: 1,
+          quickAcks: 0,
+          slowStartAfterIdle: false,
+        },
       },
       workloads: [{ kind: 'incast', senders: 12, blockSize: '256KiB', rounds: 10 }],
     }).run;

@@ -22,6 +22,7 @@ export const baseConfig: TcpConfig = {
   sack: true,
   rack: false,
   tsoSegments: 1,
+  slowStartAfterIdle: false,
 };
 
 export interface Sent {

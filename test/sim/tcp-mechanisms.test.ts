@@ -117,6 +117,58 @@ describe('retransmission timeout', () => {
   });
 });
 
+describe('slow start after idle (net.ipv4.tcp_slow_start_after_idle)', () => {
+  // 20 segments sent at t = 0 and acknowledged at 10 ms (RTO then 10 ms + 200 ms), then idle; cwnd set to 20.
+  type Inside = { s: { cwnd: number; ssthresh: number }; cwndRestarts: number };
+  const idleAfter = (config: ConstructorParameters<typeof Harness>[0] = {}): Harness => {
+    const h = new Harness({ initialCwndSegments: 4, slowStartAfterIdle: true, ...config });
+    const inside = h.conn as unknown as Inside;
+    inside.s.cwnd = 20 * MSS;
+    h.conn.appLimit = 20 * MSS;
+    expect(h.send()).toHaveLength(20);
+    h.advance(10 * MS);
+    h.ack(20 * MSS, [], 0);
+    inside.s.cwnd = 20 * MSS;
+    inside.s.ssthresh = 8 * MSS;
+    return h;
+  };
+  const write = (h: Harness, atPs: number): number => {
+    h.advance(atPs);
+    h.conn.onAppWrite(h.now);
+    h.conn.appLimit += 40 * MSS;
+    return h.send().length;
+  };
+
+  it('idle for 2.5 RTOs: cwnd 20 halves once per RTO beyond the first, to 5 (tcp_cwnd_restart), ssthresh raised to 3/4 of the old cwnd', () => {
+    const h = idleAfter();
+    expect(write(h, 10 * MS + 2.5 * 210 * MS)).toBe(5);
+    const inside = h.conn as unknown as Inside;
+    expect(inside.cwndRestarts).toBe(1);
+    expect(inside.s.ssthresh).toBe(15 * MSS);
+    // Never below the initial window: after ten RTOs idle, cwnd 20 restarts at IW 4.
+    expect(write(idleAfter(), 10 * MS + 10 * 210 * MS)).toBe(4);
+  });
+
+  it('idle for less than the RTO: the window stays', () => {
+    expect(write(idleAfter(), 10 * MS + 200 * MS)).toBe(20);
+  });
+
+  it('off (sysctl 0), or under bbr (its own cong_control): the window stays after a long idle', () => {
+    expect(write(idleAfter({ slowStartAfterIdle: false }), 2000 * MS)).toBe(20);
+    // bbr paces: one segment out and acknowledged is enough to have sent.
+    const bbr = new Harness({ cc: 'bbr', initialCwndSegments: 4, slowStartAfterIdle: true });
+    bbr.conn.appLimit = MSS;
+    expect(bbr.send()).toHaveLength(1);
+    bbr.advance(10 * MS);
+    bbr.ack(MSS, [], 0);
+    const before = bbr.conn.cwndBytes;
+    bbr.advance(2000 * MS);
+    bbr.conn.onAppWrite(bbr.now);
+    expect(bbr.conn.cwndBytes).toBe(before);
+    expect((bbr.conn as unknown as Inside).cwndRestarts).toBe(0);
+  });
+});
+
 describe('delayed ACK', () => {
   const acksFor = (config: Record<string, number>, segments: number): number => {
     const h = new Harness(config);

@@ -61,7 +61,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
       `every row within ${INCAST_TARGET * 100}%: ${m.withinTarget ? 'yes' : `no (senders ${outside.join(', ')})`}`,
     );
     lines.push(
-      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks the measured start gap apart in a random order each round; seeds ${m.sim.seeds.join(', ')}`,
+      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, ${m.sim.slowStartAfterIdle ? 'slow start after idle' : 'no slow start after idle'}, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks the measured start gap apart in a random order each round; seeds ${m.sim.seeds.join(', ')}`,
     );
   }
   lines.push(

@@ -97,6 +97,9 @@ export abstract class Connection {
   /** A timer this connection scheduled (EV_CONN_TIMER or EV_CC_TIMER) fired. */
   abstract onTimer(type: number, timePs: number): void;
 
+  /** The application is about to offer more bytes (before appLimit grows); TCP checks for a restart after idle. */
+  onAppWrite(_now: number): void {}
+
   /** True when every offered byte is delivered. */
   get idle(): boolean {
     return this.delivered >= this.appLimit;

@@ -202,14 +202,20 @@ export class RackTcpConnection extends TcpConnection {
     this.ctx.kickHost(this.src);
   }
 
-  /** tcp_send_loss_probe: new data if there is some, else the last segment again; one per episode. */
+  /**
+   * tcp_send_loss_probe: new data if there is some, else the last segment again; one per episode.
+   * A probe sent restarts the RTO from now (icsk_pending cleared, then tcp_rearm_rto); with a probe
+   * already out, tcp_rearm_rto still sees the probe timer pending and counts the RTO from the head's send.
+   */
   private sendLossProbe(now: number): void {
-    if (this.rack.tlpHighSeq < 0) {
-      const g = this.segments;
-      this.probeSeq = this.sndNxt < this.appLimit ? this.sndNxt : g.start[g.at(g.count - 1)]!;
-      this.lossProbes++;
-      this.rack.probes++;
+    if (this.rack.tlpHighSeq >= 0) {
+      this.rearmRto(now);
+      return;
     }
+    const g = this.segments;
+    this.probeSeq = this.sndNxt < this.appLimit ? this.sndNxt : g.start[g.at(g.count - 1)]!;
+    this.lossProbes++;
+    this.rack.probes++;
     this.timerKind = TIMER_RTO;
     this.retransmitTimer.arm(now + this.rto);
   }

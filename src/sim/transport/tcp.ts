@@ -49,6 +49,13 @@ export interface TcpConfig {
    * carries them (one buffer admission, one ACK-able unit; Linux tcp_tso_autosize: up to 64 KB). 1 = none.
    */
   tsoSegments: number;
+  /**
+   * Linux net.ipv4.tcp_slow_start_after_idle (default 1; RFC 2861, RFC 7661): a sender that has sent
+   * nothing for longer than its RTO and has nothing outstanding restarts from the initial window,
+   * halving once more for every further RTO idle (tcp_output.c tcp_cwnd_restart, checked in tcp.c
+   * skb_entail as the application writes). Congestion controls with their own cong_control (BBR) skip it.
+   */
+  slowStartAfterIdle: boolean;
 }
 
 export interface TcpConnectionOptions extends ConnectionOptions {
@@ -119,6 +126,10 @@ export class TcpConnection extends Connection {
   /** Linux icsk_retransmits: timeouts since snd_una last advanced. */
   protected backoffs = 0;
   protected readonly config: TcpConfig;
+  /** Linux tp->lsndtime: when the last data packet (new or resent) left, -1 before any. */
+  private lastDataSentPs = -1;
+  /** Restarts after idle (tcp_cwnd_restart). */
+  cwndRestarts = 0;
 
   constructor(o: TcpConnectionOptions) {
     super(o);
@@ -224,6 +235,26 @@ export class TcpConnection extends Connection {
     return p;
   }
 
+  /**
+   * tcp.c tcp_slow_start_after_idle_check, as the application writes: idle longer than the RTO with
+   * nothing outstanding (and no cong_control of its own) restarts cwnd (tcp_output.c tcp_cwnd_restart):
+   * ssthresh at least 3/4 of cwnd (tcp_current_ssthresh), cwnd halved for every RTO idle beyond the
+   * first, never below min(initial window, cwnd).
+   */
+  override onAppWrite(now: number): void {
+    if (!this.config.slowStartAfterIdle || this.cc.controlsWindow || this.lastDataSentPs < 0) return;
+    if (this.sndUna < this.sndMax) return;
+    let delta = now - this.lastDataSentPs;
+    if (delta <= this.rto) return;
+    const mss = this.config.mssBytes;
+    let cwnd = Math.floor(this.s.cwnd / mss + CWND_SLACK_BYTES);
+    this.s.ssthresh = Math.max(this.s.ssthresh, mss * ((cwnd >> 1) + (cwnd >> 2)));
+    const restart = Math.min(this.config.initialCwndSegments, cwnd);
+    while ((delta -= this.rto) > 0 && cwnd > restart) cwnd >>= 1;
+    this.s.cwnd = Math.max(cwnd, restart) * mss;
+    this.cwndRestarts++;
+  }
+
   /** tcp_output.c tcp_event_data_sent: a data packet leaving with nothing in flight is CA_EVENT_TX_START. */
   protected txStart(now: number): void {
     if (this.inflight() === 0)
@@ -257,6 +288,7 @@ export class TcpConnection extends Connection {
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
     if (this.cc.ecnCapable) this.ctx.pool.ecn[p] = 1;
     if (this.firstSendPs < 0) this.firstSendPs = now;
+    this.lastDataSentPs = now;
     if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.rto);
     const rate = this.cc.pacingBytesPerPs;
     // Linux internal pacing (tcp_output.c tcp_update_skb_after_send): the next send waits len / rate.
