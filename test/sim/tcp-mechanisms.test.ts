@@ -76,6 +76,25 @@ describe('RACK loss detection by time', () => {
     expect(h.send().map((s) => s.seq)).toEqual([6 * MSS]);
   });
 
+  it('resending the head in recovery replaces the pending loss probe with an RTO from now (tcp_xmit_retransmit_queue)', () => {
+    const h = new Harness({ rack: true });
+    h.send();
+    // Sent at 0: the loss probe is due at 2 SRTT + 2 ms = 22 ms. At 10 ms a SACK of three segments above the
+    // head starts recovery without moving snd_una, and the head goes again.
+    expect(h.nextTimerPs()).toBe(22 * MS);
+    h.advance(10 * MS);
+    h.ack(0, [[MSS, 4 * MSS]], 0);
+    expect(h.send()[0]?.seq).toBe(0);
+    const conn = h.conn as RackTcpConnection;
+    // No probe at 22 ms; the RTO, 10 ms + max(4 x 5 ms, 200 ms) after the resend, at 220 ms.
+    h.advance(220 * MS - 1);
+    expect(h.send()).toHaveLength(0);
+    expect(conn.lossProbes).toBe(0);
+    expect(h.counters.timeouts).toBe(0);
+    h.advance(220 * MS);
+    expect(h.counters.timeouts).toBe(1);
+  });
+
   it('a lost retransmission is found again by RACK, not by the RTO', () => {
     const h = new Harness({ rack: true, initialCwndSegments: 20 });
     h.conn.appLimit = 40 * MSS;

@@ -128,6 +128,11 @@ export class RackTcpConnection extends TcpConnection {
       isNew = false;
       g.retransmit(seq, seq + len, now);
       this.countRetransmit();
+      // tcp_xmit_retransmit_queue: resending the head restarts the RTO from now, unless RACK's reorder timer is pending.
+      if (probe < 0 && seq === this.sndUna && this.timerKind !== TIMER_REO) {
+        this.timerKind = TIMER_RTO;
+        this.retransmitTimer.arm(now + this.rto);
+      }
     } else {
       this.sndNxt = seq + len;
       if (this.sndNxt > this.sndMax) this.sndMax = this.sndNxt;
