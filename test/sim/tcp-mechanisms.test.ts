@@ -95,6 +95,44 @@ describe('RACK loss detection by time', () => {
     expect(h.counters.timeouts).toBe(1);
   });
 
+  it('in recovery, new data does not postpone the RTO (tcp_event_new_data_sent rearms it only with nothing out)', () => {
+    const h = new Harness({ rack: true });
+    expect(h.send()).toHaveLength(10);
+    h.advance(10 * MS);
+    // Seven segments SACKed above the head: recovery; PRR would let three go, but only the head is there to send.
+    h.ack(0, [[MSS, 8 * MSS]], 0);
+    expect(h.send().map((x) => x.seq)).toEqual([0]);
+    // At 15 ms the application writes more: new data leaves, and the RTO stays 210 ms after the head's resend.
+    h.advance(15 * MS);
+    h.conn.onAppWrite(h.now);
+    h.conn.appLimit += 10 * MSS;
+    expect(h.send().length).toBeGreaterThan(0);
+    h.advance(220 * MS - 1);
+    expect(h.counters.timeouts).toBe(0);
+    h.advance(220 * MS);
+    expect(h.counters.timeouts).toBe(1);
+  });
+
+  it('a SACK of data sent before the head was resent rearms the RTO from now, with an RTT sample from it', () => {
+    const h = new Harness({ rack: true });
+    expect(h.send()).toHaveLength(10);
+    h.advance(10 * MS);
+    h.ack(0, [[MSS, 4 * MSS]], 0);
+    expect(h.send()[0]?.seq).toBe(0);
+    // At 30 ms segments 4 and 5, sent at 0, are SACKed: nothing to send, but the RTO restarts, and the
+    // sample (30 ms, from the first of them) moves srtt to 10 x 7/8 + 30 / 8 = 12.5 ms.
+    h.advance(30 * MS);
+    h.ack(0, [[MSS, 6 * MSS]], 0);
+    expect(h.send()).toHaveLength(0);
+    const srtt = (h.conn as unknown as { srtt: number }).srtt;
+    expect(srtt).toBeCloseTo(12.5 * MS, -3);
+    const rto = (h.conn as unknown as { rto: number }).rto;
+    h.advance(30 * MS + rto - 1);
+    expect(h.counters.timeouts).toBe(0);
+    h.advance(30 * MS + rto);
+    expect(h.counters.timeouts).toBe(1);
+  });
+
   it('a lost retransmission is found again by RACK, not by the RTO', () => {
     const h = new Harness({ rack: true, initialCwndSegments: 20 });
     h.conn.appLimit = 40 * MSS;

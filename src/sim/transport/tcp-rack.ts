@@ -10,7 +10,7 @@
 import { EV_CC_TIMER } from '../event-kinds.js';
 import { RackTlp, TCP_TIMEOUT_MIN_PS } from './rack-tlp.js';
 import { SACK_BLOCKS } from './sack.js';
-import { SEG_LOST, SEG_SACKED, type SentSegments } from './sent-segments.js';
+import { SEG_EVER_RETRANS, SEG_LOST, SEG_SACKED, type SentSegments } from './sent-segments.js';
 import {
   CA_LOSS,
   CA_OPEN,
@@ -45,6 +45,19 @@ export class RackTcpConnection extends TcpConnection {
   private readonly onDelivered = (k: number): void => {
     const segs = this.segments;
     this.rack.advance(segs.flags[k]!, segs.end[k]!, segs.xmitPs[k]!, this.ctx.now, this.minRtt);
+  };
+  /**
+   * tcp_sacktag_one's first_sackt / last_sackt: send times of the first and last segment (in sequence
+   * order) this ACK newly SACKed that was never resent; -1 none.
+   */
+  private firstSackXmitPs = -1;
+  private lastSackXmitPs = -1;
+  private readonly onSacked = (k: number): void => {
+    this.onDelivered(k);
+    const segs = this.segments;
+    if (segs.flags[k]! & SEG_EVER_RETRANS) return;
+    if (this.firstSackXmitPs < 0) this.firstSackXmitPs = segs.xmitPs[k]!;
+    this.lastSackXmitPs = segs.xmitPs[k]!;
   };
 
   constructor(o: TcpConnectionOptions) {
@@ -122,17 +135,13 @@ export class RackTcpConnection extends TcpConnection {
     if (probe >= 0 && probe < this.sndNxt && probeIndex < 0) probe = -1; // acknowledged meanwhile
     const index = probeIndex >= 0 ? probeIndex : probe >= 0 ? -1 : this.firstLost();
     const k = index >= 0 ? g.at(this.fragmentForResend(index, probeIndex >= 0)) : -1;
+    const nothingOut = g.count === 0;
     if (k >= 0) {
       seq = g.start[k]!;
       len = g.len(k);
       isNew = false;
       g.retransmit(seq, seq + len, now);
       this.countRetransmit();
-      // tcp_xmit_retransmit_queue: resending the head restarts the RTO from now, unless RACK's reorder timer is pending.
-      if (probe < 0 && seq === this.sndUna && this.timerKind !== TIMER_REO) {
-        this.timerKind = TIMER_RTO;
-        this.retransmitTimer.arm(now + this.rto);
-      }
     } else {
       this.sndNxt = seq + len;
       if (this.sndNxt > this.sndMax) this.sndMax = this.sndNxt;
@@ -145,9 +154,27 @@ export class RackTcpConnection extends TcpConnection {
     if (this.caState === CA_RECOVERY) this.prrOut += len;
     const p = this.emit(seq, len, now);
     this.cwndValidate();
-    // tcp_write_xmit: every send reschedules the loss probe (one per tail episode).
-    if (probe < 0) this.setXmitTimer(now, false);
+    if (probe < 0) this.afterSend(now, isNew, seq, nothingOut);
     return p;
+  }
+
+  /**
+   * The timer after a send that is not a loss probe. A resent head restarts the RTO from now unless RACK's
+   * reorder timer is pending (tcp_xmit_retransmit_queue); other resends leave the timer alone. New data
+   * rearms the RTO only if nothing was out or a loss probe was pending (tcp_event_new_data_sent), then,
+   * while Open, reschedules the loss probe (tcp_write_xmit -> tcp_schedule_loss_probe). So sending in
+   * recovery does not postpone the RTO, as Linux does not.
+   */
+  private afterSend(now: number, isNew: boolean, seq: number, nothingOut: boolean): void {
+    if (!isNew) {
+      if (seq === this.sndUna && this.timerKind !== TIMER_REO) {
+        this.timerKind = TIMER_RTO;
+        this.retransmitTimer.arm(now + this.rto);
+      }
+      return;
+    }
+    if (nothingOut || this.timerKind === TIMER_TLP) this.rearmRto(now);
+    if (this.caState === CA_OPEN && this.config.sack) this.setXmitTimer(now, false);
   }
 
   /** tcp_set_xmit_timer: a loss probe if one may be sent (Open state, SACK on), else the RTO. */
@@ -329,8 +356,9 @@ export class RackTcpConnection extends TcpConnection {
         continue;
       }
       this.board.add(start, end, this.sndUna);
-      g.sack(Math.max(start, this.sndUna), end, this.onDelivered);
+      g.sack(Math.max(start, this.sndUna), end, this.onSacked);
     }
+    const sackRearm = this.sackRtt(now, advanced);
     this.processTlpAck(ack, dsack, advanced);
     let reoTimeout = 0;
     if (this.caState !== CA_OPEN || g.sackedBytes > 0 || dsack)
@@ -351,12 +379,30 @@ export class RackTcpConnection extends TcpConnection {
     if (reoTimeout > 0) {
       this.timerKind = TIMER_REO;
       this.retransmitTimer.arm(now + reoTimeout + TCP_TIMEOUT_MIN_PS);
-    } else if (advanced) this.setXmitTimer(now, true);
+    } else if (advanced || sackRearm) this.setXmitTimer(now, true);
     else if (g.count === 0) this.retransmitTimer.disarm();
     this.ctx.kickHost(this.src);
   }
 
   /** tcp_process_tlp_ack (RFC 8985 section 7.4): did the probe repair a loss? Then reduce cwnd once. */
+  /**
+   * An ACK that SACKs without moving snd_una still gives an RTT sample (tcp_ack_update_rtt: seq_rtt from
+   * first_sackt for srtt and the RTO, ca_rtt from last_sackt for the congestion control), and rearms the
+   * TLP or RTO timer if that data left before the head's last send (tcp_clean_rtx_queue: "otherwise the
+   * timeout may continue to extend in loss recovery"). Returns whether to rearm.
+   */
+  private sackRtt(now: number, advanced: boolean): boolean {
+    const first = this.firstSackXmitPs;
+    const last = this.lastSackXmitPs;
+    this.firstSackXmitPs = -1;
+    this.lastSackXmitPs = -1;
+    if (advanced || first < 0) return false;
+    this.updateRtt(now - first);
+    if (last >= 0 && now > last) this.lastRttSample = now - last;
+    const g = this.segments;
+    return g.count > 0 && first < g.xmitPs[g.at(0)]!;
+  }
+
   private processTlpAck(ack: number, dsack: boolean, advanced: boolean): void {
     const rack = this.rack;
     if (rack.tlpHighSeq < 0 || ack < rack.tlpHighSeq) return;
