@@ -301,3 +301,68 @@ describe('the sender tells its congestion control when it starts from idle (tcp_
     });
   }
 });
+
+describe('BBR v1 long-term bandwidth (tcp_bbr.c bbr_lt_bw_sampling: policer detection)', () => {
+  // 1 Gb/s, 100 us min RTT until PROBE_BW; then a policer: 250 Mb/s delivered and one packet lost in three.
+  const rttPs = 100e6;
+  const fast = 1e9 / 8 / 1e12;
+  const policed = fast / 4;
+  const sample = (t: number, delivered: number, rate: number, lost: number): RateSample => ({
+    ...openSample({
+      nowPs: t,
+      ackedBytes: MSS,
+      deliveredBytes: rate * rttPs,
+      intervalPs: rttPs,
+      priorDelivered: delivered - rate * rttPs,
+      rttPs,
+      inflightBytes: rate * rttPs,
+      totalDelivered: delivered,
+    }),
+    lostBytes: lost,
+  });
+
+  it('two intervals of a fifth or more lost at the same delivery rate: paced at their average with gain 1, for 48 rounds', () => {
+    const w = { cwnd: 10 * MSS, ssthresh: Infinity, mss: MSS };
+    const bbr = new BbrCc(w, { initialRttPs: rttPs, seed: 1 });
+    let t = 0;
+    let d = 0;
+    for (; t < 20e9; t += MSS / fast) {
+      d += MSS;
+      bbr.congControl(w, sample(t, d, fast, 0));
+    }
+    expect(bbr.mode).toBe(BBR_PROBE_BW);
+    expect(bbr.ltUseBw).toBe(false);
+    let n = 0;
+    for (; t < 25e9 && !bbr.ltUseBw; t += MSS / policed) {
+      d += MSS;
+      bbr.congControl(w, sample(t, d, policed, ++n % 3 === 0 ? MSS : 0));
+    }
+    expect(bbr.ltUseBw).toBe(true);
+    expect(bbr.ltBw / policed).toBeCloseTo(1, 1);
+    expect(bbr.pacingBytesPerPs).toBeCloseTo(bbr.ltBw * 0.99, 12);
+    expect(bbr.pacingGain).toBe(1);
+    // 48 rounds of PROBE_BW later, gain cycling resumes.
+    const from = bbr.roundCount;
+    for (; bbr.roundCount < from + 47; t += MSS / policed) {
+      d += MSS;
+      bbr.congControl(w, sample(t, d, policed, 0));
+    }
+    expect(bbr.ltUseBw).toBe(true);
+    for (; bbr.roundCount < from + 49; t += MSS / policed) {
+      d += MSS;
+      bbr.congControl(w, sample(t, d, policed, 0));
+    }
+    expect(bbr.ltUseBw).toBe(false);
+  });
+
+  it('the same delivery rate without the losses is no policer', () => {
+    const w = { cwnd: 10 * MSS, ssthresh: Infinity, mss: MSS };
+    const bbr = new BbrCc(w, { initialRttPs: rttPs, seed: 1 });
+    let d = 0;
+    for (let t = 0; t < 20e9; t += MSS / fast) bbr.congControl(w, sample(t, (d += MSS), fast, 0));
+    let n = 0;
+    for (let t = 20e9; t < 25e9; t += MSS / policed)
+      bbr.congControl(w, sample(t, (d += MSS), policed, ++n % 20 === 0 ? MSS : 0));
+    expect(bbr.ltUseBw).toBe(false);
+  });
+});

@@ -4,8 +4,10 @@
  * stops growing 25% for three rounds, DRAIN, PROBE_BW's eight-phase gain cycle, and PROBE_RTT
  * (cwnd 4 packets for 200 ms) when the min RTT is 10 s old. cwnd = 2 BDP plus the TSO quantization
  * budget and the ACK-aggregation allowance, never below 4 packets; paced at gain x bandwidth less
- * 1%; a restart from idle while app-limited paces at the bandwidth itself (bbr_cwnd_event). Not
- * modelled: the long-term (policer) bandwidth (docs/simulator.md).
+ * 1%; a restart from idle while app-limited paces at the bandwidth itself (bbr_cwnd_event); and the
+ * long-term (policer) bandwidth: two sampling intervals of 4 to 16 rounds, each ending at a loss with a
+ * fifth of the packets lost, whose delivery rates agree within 1/8, make BBR pace at their average with
+ * gain 1 for 48 rounds (bbr_lt_bw_sampling).
  */
 import { BaseCongestionControl, type CcWindow, type RateSample } from './types.js';
 import { WindowedMax } from './win-minmax.js';
@@ -52,6 +54,19 @@ const BBR_ACK_EPOCH_RESET_SEGMENTS = 1 << 20;
 const BBR_EXTRA_ACKED_MAX_PS = 100e9;
 /** tcp_bbr.c bbr_init_pacing_rate_from_rtt: 1 ms (USEC_PER_MSEC) when there is no RTT sample yet. */
 const DEFAULT_RTT_PS = 1e9;
+/**
+ * tcp_bbr.c long-term bandwidth (policer detection): bbr_lt_intvl_min_rtts = 4 rounds a sampling interval
+ * at least, at most 4 x that; bbr_lt_loss_thresh = 50 / 256 of the delivered packets lost; bbr_lt_bw_ratio
+ * = 1/8 and bbr_lt_bw_diff = 4000 bit/s (as bytes per ps here) between the two intervals' rates;
+ * bbr_lt_bw_max_rtts = 48 rounds of using it.
+ */
+const BBR_LT_INTERVAL_MIN_ROUNDS = 4;
+const BBR_LT_LOSS_THRESH = 50 / 256;
+const BBR_LT_BW_RATIO = 1 / 8;
+const BBR_LT_BW_DIFF_BYTES_PER_PS = 4000 / 8 / 1e12;
+const BBR_LT_BW_MAX_ROUNDS = 48;
+/** The interval's delivery rate is taken only over at least 1 ms (USEC_PER_MSEC in bbr_lt_bw_sampling). */
+const BBR_LT_MIN_INTERVAL_PS = 1e9;
 /** tcp_bbr.c bbr_quantization_budget: cwnd += 3 * bbr_tso_segs_goal(sk), room for 3 TSO bursts. */
 const BBR_QUANTIZATION_TSO_BURSTS = 3;
 /**
@@ -112,6 +127,18 @@ export class BbrCc extends BaseCongestionControl {
   private ackEpochAcked = 0;
   /** tcp_bbr.c idle_restart: sending resumed after idle, until an ACK delivers data. */
   private idleRestart = false;
+  /** Long-term bandwidth (tcp_bbr.c lt_*): bytes per ps, whether in use, the sampling interval's start. */
+  ltBw = 0;
+  ltUseBw = false;
+  private ltIsSampling = false;
+  private ltRounds = 0;
+  private ltLastStampPs = 0;
+  private ltLastDelivered = 0;
+  private ltLastLost = 0;
+  /** tp->lost: bytes ever marked lost (rs->losses summed), as the long-term sampling counts them. */
+  private totalLost = 0;
+  private lastDelivered = 0;
+  private deliveredStampPs = 0;
 
   constructor(w: CcWindow, options: BbrOptions) {
     super();
@@ -140,6 +167,13 @@ export class BbrCc extends BaseCongestionControl {
     this.prevCaState = CA_LOSS;
     this.fullBw = 0;
     this.roundStart = true;
+    // bbr_set_state(TCP_CA_Loss): bbr_lt_bw_sampling with a sample of one loss.
+    this.ltBwSampling(true, false);
+  }
+
+  /** tcp_bbr.c bbr_bw: the long-term bandwidth while it is in use, else the windowed maximum. */
+  get currentBw(): number {
+    return this.ltUseBw ? this.ltBw : this.bw.value;
   }
 
   /**
@@ -152,7 +186,7 @@ export class BbrCc extends BaseCongestionControl {
     this.idleRestart = true;
     this.ackEpochPs = nowPs;
     this.ackEpochAcked = 0;
-    if (this.mode === BBR_PROBE_BW) this.setPacingRate(this.bw.value, 1);
+    if (this.mode === BBR_PROBE_BW) this.setPacingRate(this.currentBw, 1);
     else if (this.mode === BBR_PROBE_RTT) this.checkProbeRttDone(w, nowPs);
   }
 
@@ -169,7 +203,7 @@ export class BbrCc extends BaseCongestionControl {
     this.checkDrain(w, rs);
     this.updateMinRtt(w, rs);
     this.updateGains();
-    const bw = this.bw.value;
+    const bw = this.currentBw;
     this.setPacingRate(bw, this.pacingGain);
     this.setCwnd(w, rs, bw);
   }
@@ -207,6 +241,11 @@ export class BbrCc extends BaseCongestionControl {
 
   private updateBw(rs: RateSample): void {
     this.roundStart = false;
+    this.totalLost += rs.lostBytes;
+    if (rs.totalDelivered > this.lastDelivered) {
+      this.lastDelivered = rs.totalDelivered;
+      this.deliveredStampPs = rs.nowPs;
+    }
     if (rs.deliveredBytes < 0 || rs.intervalPs <= 0) return;
     if (rs.priorDelivered >= this.nextRttDelivered) {
       this.nextRttDelivered = rs.totalDelivered;
@@ -214,8 +253,78 @@ export class BbrCc extends BaseCongestionControl {
       this.roundStart = true;
       this.packetConservation = false;
     }
+    this.ltBwSampling(rs.lostBytes > 0, rs.isAppLimited);
     const bw = rs.deliveredBytes / rs.intervalPs;
     if (!rs.isAppLimited || bw >= this.bw.value) this.bw.update(BBR_BW_ROUNDS, this.roundCount, bw);
+  }
+
+  /** tcp_bbr.c bbr_reset_lt_bw_sampling_interval. */
+  private resetLtInterval(): void {
+    this.ltLastStampPs = this.deliveredStampPs;
+    this.ltLastDelivered = this.lastDelivered;
+    this.ltLastLost = this.totalLost;
+    this.ltRounds = 0;
+  }
+
+  /** tcp_bbr.c bbr_reset_lt_bw_sampling. */
+  private resetLtSampling(): void {
+    this.ltBw = 0;
+    this.ltUseBw = false;
+    this.ltIsSampling = false;
+    this.resetLtInterval();
+  }
+
+  /** tcp_bbr.c bbr_lt_bw_interval_done: two intervals that agree mean a policer; use their average. */
+  private ltIntervalDone(bw: number): void {
+    if (this.ltBw > 0) {
+      const diff = Math.abs(bw - this.ltBw);
+      if (diff <= BBR_LT_BW_RATIO * this.ltBw || this.rateOf(diff, 1) <= BBR_LT_BW_DIFF_BYTES_PER_PS) {
+        this.ltBw = (bw + this.ltBw) / 2;
+        this.ltUseBw = true;
+        this.pacingGain = 1;
+        this.ltRounds = 0;
+        return;
+      }
+    }
+    this.ltBw = bw;
+    this.resetLtInterval();
+  }
+
+  /**
+   * tcp_bbr.c bbr_lt_bw_sampling: from the first loss, an interval of 4 to 16 rounds that ends at a loss
+   * once a fifth of what it delivered was lost; its delivery rate is the sample. Running out of data
+   * (an app-limited sample) starts over; in use, the long-term rate lasts 48 rounds of PROBE_BW.
+   */
+  private ltBwSampling(losses: boolean, appLimited: boolean): void {
+    if (this.ltUseBw) {
+      if (this.mode === BBR_PROBE_BW && this.roundStart && ++this.ltRounds >= BBR_LT_BW_MAX_ROUNDS) {
+        this.resetLtSampling();
+        this.resetProbeBw(this.deliveredStampPs);
+      }
+      return;
+    }
+    if (!this.ltIsSampling) {
+      if (!losses) return;
+      this.resetLtInterval();
+      this.ltIsSampling = true;
+    }
+    if (appLimited) {
+      this.resetLtSampling();
+      return;
+    }
+    if (this.roundStart) this.ltRounds++;
+    if (this.ltRounds < BBR_LT_INTERVAL_MIN_ROUNDS) return;
+    if (this.ltRounds > 4 * BBR_LT_INTERVAL_MIN_ROUNDS) {
+      this.resetLtSampling();
+      return;
+    }
+    if (!losses) return;
+    const lost = this.totalLost - this.ltLastLost;
+    const delivered = this.lastDelivered - this.ltLastDelivered;
+    if (delivered <= 0 || lost < BBR_LT_LOSS_THRESH * delivered) return;
+    const t = this.deliveredStampPs - this.ltLastStampPs;
+    if (t < BBR_LT_MIN_INTERVAL_PS) return;
+    this.ltIntervalDone(delivered / t);
   }
 
   /** tcp_bbr.c bbr_update_ack_aggregation: bytes acknowledged beyond what the bandwidth explains. */
@@ -229,7 +338,7 @@ export class BbrCc extends BaseCongestionControl {
         this.extraAcked[this.extraAckedIndex] = 0;
       }
     }
-    let expected = this.bw.value * (rs.nowPs - this.ackEpochPs);
+    let expected = this.currentBw * (rs.nowPs - this.ackEpochPs);
     if (
       this.ackEpochAcked <= expected ||
       this.ackEpochAcked + rs.ackedBytes >= BBR_ACK_EPOCH_RESET_SEGMENTS * w.mss
@@ -247,7 +356,7 @@ export class BbrCc extends BaseCongestionControl {
   private aggregationCwnd(): number {
     if (!this.fullBwReached) return 0;
     const extra = Math.max(this.extraAcked[0]!, this.extraAcked[1]!);
-    return Math.min(BBR_EXTRA_ACKED_GAIN * extra, this.bw.value * BBR_EXTRA_ACKED_MAX_PS);
+    return Math.min(BBR_EXTRA_ACKED_GAIN * extra, this.currentBw * BBR_EXTRA_ACKED_MAX_PS);
   }
 
   /** tcp_bbr.c bbr_is_next_cycle_phase / bbr_advance_cycle_phase. */
@@ -344,7 +453,7 @@ export class BbrCc extends BaseCongestionControl {
         this.cwndGain = BBR_HIGH_GAIN;
         break;
       case BBR_PROBE_BW:
-        this.pacingGain = BBR_PACING_GAINS[this.cycleIndex]!;
+        this.pacingGain = this.ltUseBw ? 1 : BBR_PACING_GAINS[this.cycleIndex]!;
         this.cwndGain = BBR_CWND_GAIN;
         break;
       default:
