@@ -263,6 +263,12 @@ export const RULES = [
     doc: `${SIMULATOR}#findings`,
   },
   {
+    id: 'sim.incast-few-rounds',
+    family: 'sim',
+    title: 'testbed incast --compare-sim with too few rounds for the ratios to settle',
+    doc: `${SIMULATOR}#findings`,
+  },
+  {
     id: 'sim.incast-gap',
     family: 'sim',
     title: 'testbed incast: a row where the simulator is more than 20% off the kernel',

@@ -36,6 +36,12 @@ import { testbedUp, validateSpec } from './up.js';
 export const INCAST_CCS = ['reno', 'cubic', 'bbr'] as const satisfies readonly IncastCc[];
 /** The issue's target: every row's simulated goodput within 20% of the testbed's (issue 13, part 2). */
 export const INCAST_TARGET = 0.2;
+/**
+ * Rounds per run below which a comparison is noise: an RTO stalls a round for 200 ms and a short run has a
+ * handful, so a row moved by 10-30% between two sets of the same build at 20 rounds (docs/bench.md,
+ * 2026-12-03: BBR at 8 senders 1.20 and 1.29 a minute apart); at 100 rounds sets agree within about 0.1.
+ */
+export const COMPARE_MIN_ROUNDS = 100;
 /** A port rate the machine can emulate: one sender reaches at least this fraction of it (issue 13, part 2). */
 export const SINGLE_SENDER_MIN_FRACTION = 0.9;
 /** The incast's own TCP port, away from the rendezvous (TESTBED_MASTER_PORT, 29500) that `run` uses. */
@@ -423,6 +429,14 @@ export async function testbedIncast(
       makeFinding('sim.incast-port-rate', {
         severity: 'warn',
         message: `one sender reached ${(fractionOfRate * 100).toFixed(1)}% of the ${spec.rateBps / 1e6} Mb/s port (expected at least ${SINGLE_SENDER_MIN_FRACTION * 100}%): the emulated path is CPU-bound at this rate; compare at a lower --rate`,
+      }),
+    );
+  }
+  if (sim && spec.rounds < COMPARE_MIN_ROUNDS) {
+    findings.push(
+      makeFinding('sim.incast-few-rounds', {
+        severity: 'warn',
+        message: `${spec.rounds} rounds a run: too few RTOs for the ratios to settle (a row moves 10-30% between sets); use --rounds ${COMPARE_MIN_ROUNDS} or more to compare`,
       }),
     );
   }

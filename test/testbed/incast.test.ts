@@ -129,8 +129,13 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
       tsoSegments: 4,
       ackEvery: 2,
       uplinkRateBps: 10e9,
+      slowStartAfterIdle: true,
       seeds: [1, 2, 3],
     });
+    // 4 rounds are far too few for the ratios to settle: said once, as a finding.
+    expect(
+      result.findings.filter((f: { ruleId: string }) => f.ruleId === 'sim.incast-few-rounds'),
+    ).toHaveLength(1);
     expect(result.series[0].points.map((p: { source: string }) => p.source)).toEqual([
       'measured',
       'simulated',

@@ -60,6 +60,8 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
     lines.push(
       `every row within ${INCAST_TARGET * 100}%: ${m.withinTarget ? 'yes' : `no (senders ${outside.join(', ')})`}`,
     );
+    for (const finding of result.findings ?? [])
+      if (finding.ruleId === 'sim.incast-few-rounds') lines.push(`note: ${finding.message}`);
     lines.push(
       `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, ${m.sim.slowStartAfterIdle ? 'slow start after idle' : 'no slow start after idle'}, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks the measured start gap apart in a random order each round; seeds ${m.sim.seeds.join(', ')}`,
     );
