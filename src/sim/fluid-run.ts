@@ -45,10 +45,12 @@ export function runFluidScenario(
     warnings.push(
       `fluid mode moves each ring step as one transfer: the slice of ${sliced.join(', ')} applies in packet mode only`,
     );
-  const staggered = plan.workloads.filter((w) => w.kind === 'incast' && w.startGapS > 0).map((w) => w.name);
+  const staggered = plan.workloads
+    .filter((w) => w.kind === 'incast' && (w.startGapS > 0 || w.startOffsetsS !== null))
+    .map((w) => w.name);
   if (staggered.length > 0)
     warnings.push(
-      `fluid mode starts every sender of an incast round at once: the startGap of ${staggered.join(', ')} applies in packet mode only`,
+      `fluid mode starts every sender of an incast round at once: the startGap or startOffsets of ${staggered.join(', ')} apply in packet mode only`,
     );
   const network = fluidNetwork(scenario, topology, plan);
   const minTransfers = options.ringFastPathMinTransfers ?? FLUID_FAST_PATH_MIN_TRANSFERS;

@@ -135,6 +135,7 @@ export function buildWorkloads(plan: WorkloadPlan): Workload[] {
           blockBytes: w.blockBytes,
           rounds: w.rounds,
           startGapPs: Math.round(w.startGapS * 1e12),
+          startOffsetsPs: w.startOffsetsS?.map((round) => round.map((s) => Math.round(s * 1e12))) ?? null,
           startPs,
           transport,
         });

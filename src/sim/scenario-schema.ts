@@ -291,6 +291,12 @@ const workloadSchema = z.discriminatedUnion('kind', [
        * cores); default 0, all at once. Packet mode.
        */
       startGap: durationOrZeroField.default(0),
+      /**
+       * Instead of startGap: each round's start offsets, one list per round (cycled), each offset from the
+       * round's first start, one per sender, handed to the senders in an order drawn each round; a
+       * testbed's measured starts replayed. Packet mode.
+       */
+      startOffsets: z.array(z.array(durationOrZeroField).min(1)).min(1).optional(),
       start: startField,
       transport: transportChoice,
     })

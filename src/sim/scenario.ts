@@ -137,6 +137,17 @@ export function validateScenario(
     const at = (...rest: (string | number)[]): (string | number)[] => ['workloads', i, ...rest];
     if (w.kind === 'incast') {
       checkHost(at('receiver'), w.receiver);
+      if (w.startOffsets !== undefined) {
+        const senderCount = typeof w.senders === 'number' ? w.senders : w.senders.length;
+        if (w.startGap > 0) fail(at('startOffsets'), 'give startGap or startOffsets, not both');
+        w.startOffsets.forEach((round, j) => {
+          if (round.length !== senderCount)
+            fail(
+              at('startOffsets', j),
+              `has ${round.length} offsets; expected one per sender (${senderCount})`,
+            );
+        });
+      }
       if (typeof w.senders === 'number') {
         if (w.senders > hosts - 1)
           fail(at('senders'), `${w.senders} senders need ${w.senders + 1} hosts; the topology has ${hosts}`);

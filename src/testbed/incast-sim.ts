@@ -199,7 +199,10 @@ export function incastScenario(
   settings: IncastSimSettings,
   senders: number,
   startGapUs: number | null = null,
+  startOffsetsUs: readonly (readonly number[])[] | null = null,
 ): Scenario {
+  // The measured starts of each round replayed (one offset per sender), else the median gap.
+  const offsets = startOffsetsUs?.filter((round) => round.length === senders) ?? [];
   // A generous limit: a collapsed round waits for 200 ms RTOs that back off; a run that still ends
   // at the limit reports no goodput rather than a wrong one.
   return testbedStar(settings, `testbed-incast-${senders}`, senders + 1, {
@@ -211,7 +214,11 @@ export function incastScenario(
         senders,
         blockSize: String(settings.blockBytes),
         rounds: settings.rounds,
-        ...(startGapUs !== null && startGapUs > 0 ? { startGap: seconds(startGapUs / 1e6) } : {}),
+        ...(offsets.length > 0
+          ? { startOffsets: offsets.map((round) => round.map((us) => seconds(us / 1e6))) }
+          : startGapUs !== null && startGapUs > 0
+            ? { startGap: seconds(startGapUs / 1e6) }
+            : {}),
       },
     ],
     maxTimeS: Math.max(60, settings.rounds * 10),
@@ -230,8 +237,9 @@ export function simulateIncastRow(
   settings: IncastSimSettings,
   senders: number,
   startGapUs: number | null = null,
+  startOffsetsUs: readonly (readonly number[])[] | null = null,
 ): SimRow {
-  const scenario = incastScenario(settings, senders, startGapUs);
+  const scenario = incastScenario(settings, senders, startGapUs, startOffsetsUs);
   const perSeed = SIM_SEEDS.map((seed) => {
     const result = runScenario(scenario, { seed });
     const workload = result.metrics.workloads[0];

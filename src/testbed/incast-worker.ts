@@ -70,6 +70,19 @@ function startGapUs(startsUs: number[][]): number | null {
   return gaps.length === 0 ? null : median(gaps);
 }
 
+/** Each round's start offsets (us from its earliest start), ascending; rounds a server did not stamp are left out. */
+function startOffsetsUs(startsUs: number[][]): number[][] {
+  const out: number[][] = [];
+  if (startsUs.length < 2) return out;
+  for (let round = 0; round < rounds; round++) {
+    const times = startsUs.map((starts) => starts[round]);
+    if (times.some((t) => t === undefined)) continue;
+    const first = Math.min(...(times as number[]));
+    out.push((times as number[]).map((t) => t - first).sort((a, b) => a - b));
+  }
+  return out;
+}
+
 function client(): void {
   const sockets: net.Socket[] = [];
   let received = 0;
@@ -107,10 +120,11 @@ function client(): void {
     const collected = new Promise<void>((resolve) => (textsDone = resolve));
     for (const socket of sockets) socket.write('t');
     await collected;
-    const gapUs = startGapUs(texts.map((text) => JSON.parse(text) as number[]));
+    const starts = texts.map((text) => JSON.parse(text) as number[]);
+    const gapUs = startGapUs(starts);
     const minRttUs = await kernelMinRttUs();
     process.stdout.write(
-      `${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs, startGapUs: gapUs })}\n`,
+      `${JSON.stringify({ senders, blockBytes: block, rounds, seconds, goodputBps: (senders * block * rounds * 8) / seconds, minRttUs, startGapUs: gapUs, startOffsetsUs: startOffsetsUs(starts) })}\n`,
     );
     for (const socket of sockets) socket.end();
     server.close();

@@ -229,6 +229,8 @@ export interface IncastRun {
   minRttUs: number | null;
   /** The incast worker's measure of how far apart the servers began their blocks (us); null with one. */
   startGapUs: number | null;
+  /** Each round's start of every server, us from the round's earliest, ascending (empty with one server). */
+  startOffsetsUs: number[][];
   seconds: number;
   /** The senders' retransmitted segments, RTOs and loss probes during the run (nstat). */
   senders: TcpCounters;
@@ -290,6 +292,7 @@ async function runIncastOnce(
     goodputBps: number;
     minRttUs: number | null;
     startGapUs?: number | null;
+    startOffsetsUs?: number[][];
     seconds: number;
   };
   return {
@@ -297,6 +300,7 @@ async function runIncastOnce(
     drops: after - before,
     minRttUs: parsed.minRttUs,
     startGapUs: parsed.startGapUs ?? null,
+    startOffsetsUs: parsed.startOffsetsUs ?? [],
     seconds: parsed.seconds,
     senders: {
       retransmittedSegments: countersAfter.retransmittedSegments - countersBefore.retransmittedSegments,
@@ -410,7 +414,13 @@ export async function testbedIncast(
     if (options.signal?.aborted)
       throw new EnvironmentError('testbed incast interrupted (the testbed is already removed)');
     options.onProgress?.(`  simulating ${row.senders} senders (seeds ${SIM_SEEDS.join(', ')})`);
-    const simRow = simulateIncastRow(sim, row.senders, row.startGapUs);
+    // Every measured round of every run, replayed in turn.
+    const simRow = simulateIncastRow(
+      sim,
+      row.senders,
+      row.startGapUs,
+      row.runs.flatMap((run) => run.startOffsetsUs),
+    );
     const ratio =
       simRow.goodputGbps !== null && row.testbedGoodputGbps > 0
         ? simRow.goodputGbps / row.testbedGoodputGbps

@@ -77,6 +77,27 @@ describe('bad scenarios', () => {
       errorOf(scenario({ workload: '  - kind: incast\n    senders: 9\n    blockSize: 64KiB\n' })),
     ).toMatch(/^s\.yaml:13:14 workloads\[0\]\.senders: 9 senders need 10 hosts/);
   });
+
+  it('an incast whose start offsets do not give one per sender, or that also gives a start gap', () => {
+    const incast = (extra: string): string =>
+      scenario({ workload: `  - kind: incast\n    senders: 2\n    blockSize: 64KiB\n${extra}` });
+    const wrong = errorOf(incast('    startOffsets: [[0s, 10us], [0s, 5us, 9us]]\n'));
+    expect(wrong).toMatch(
+      /^s\.yaml:\d+:\d+ workloads\[0\]\.startOffsets\[1\]: has 3 offsets; expected one per sender \(2\)/,
+    );
+    expect(wrong.split('\n')).toHaveLength(1);
+    expect(errorOf(incast('    startGap: 10us\n    startOffsets: [[0s, 10us]]\n'))).toMatch(
+      /workloads\[0\]\.startOffsets: give startGap or startOffsets, not both/,
+    );
+    const parsed = parseScenario(incast('    startOffsets: [[0s, 10us], [3us, 0s]]\n'), 's.yaml')
+      .workloads[0] as {
+      startOffsets: number[][];
+    };
+    expect(parsed.startOffsets.map((round) => round.map((s) => Math.round(s * 1e6)))).toEqual([
+      [0, 10],
+      [3, 0],
+    ]);
+  });
 });
 
 describe('bad TCP options', () => {

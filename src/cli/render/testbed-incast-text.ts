@@ -63,7 +63,7 @@ export function renderIncastText(result: ResultEnvelope<IncastMetrics>): string 
     for (const finding of result.findings ?? [])
       if (finding.ruleId === 'sim.incast-few-rounds') lines.push(`note: ${finding.message}`);
     lines.push(
-      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, ${m.sim.slowStartAfterIdle ? 'slow start after idle' : 'no slow start after idle'}, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks the measured start gap apart in a random order each round; seeds ${m.sim.seeds.join(', ')}`,
+      `simulator given the testbed's settings: htb switch ports, hosts' side at ${formatBitRate(m.sim.uplinkRateBps)}, MSS ${m.sim.mssBytes} B, ${m.sim.tsoSegments} segments per packet, ACK every ${m.sim.ackEvery} segments, ${m.sim.quickAcks} quick ACKs, ${fixed(m.sim.delayedAckTimeoutS * 1e3, 0)} ms delayed-ACK timer, IW ${m.sim.initialCwnd}, min RTO ${fixed(m.sim.minRtoS * 1e3, 0)} ms, RACK-TLP, ${m.sim.slowStartAfterIdle ? 'slow start after idle' : 'no slow start after idle'}, cable delay ${fixed(m.sim.linkDelayS * 1e6, 1)} us, senders starting their blocks as the testbed's servers did (each measured round's start offsets in turn, handed out in a random order; the median gap where none were measured); seeds ${m.sim.seeds.join(', ')}`,
     );
   }
   lines.push(

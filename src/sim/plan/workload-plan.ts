@@ -38,6 +38,8 @@ export interface PlannedIncast extends PlannedBase {
   rounds: number;
   /** Seconds between one sender's start of its block and the next's, in a random order per round; 0: all at once. */
   startGapS: number;
+  /** Per round (cycled): each sender's start offset in seconds, handed out in a random order; null: startGapS. */
+  startOffsetsS: number[][] | null;
 }
 
 /** One flow, or a permutation (host i sends to targets[i], a seeded derangement). */
@@ -107,6 +109,7 @@ export function planWorkloads(scenario: Scenario, hostCount: number, seed: numbe
           blockBytes: w.blockSize,
           rounds: w.rounds,
           startGapS: w.startGap,
+          startOffsetsS: w.startOffsets ?? null,
         };
       }
       case 'flow': {

@@ -21,6 +21,8 @@ export interface IncastSpec {
   rounds: number;
   /** Between one sender's start and the next's, in an order drawn each round (0: all at once). */
   startGapPs: number;
+  /** Per round (cycled): the senders' start offsets, sorted here, handed out in an order drawn each round; null: startGapPs. */
+  startOffsetsPs: number[][] | null;
   startPs: number;
   transport: TransportKind;
 }
@@ -55,7 +57,8 @@ export class IncastWorkload implements Workload {
     this.roundStartPs = sim.now;
     this.outstanding = this.conns.length;
     const gap = this.spec.startGapPs;
-    if (gap <= 0) {
+    const offsets = this.spec.startOffsetsPs;
+    if (gap <= 0 && offsets === null) {
       for (const conn of this.conns) sim.offer(conn, this.spec.blockBytes, this.round);
       return;
     }
@@ -66,10 +69,19 @@ export class IncastWorkload implements Workload {
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     const round = this.round;
+    const row = offsets === null ? null : this.sortedOffsets(offsets[round % offsets.length]!);
     order.forEach((conn, k) => {
-      if (k === 0) sim.offer(conn, this.spec.blockBytes, round);
-      else sim.at(sim.now + k * gap, () => sim.offer(conn, this.spec.blockBytes, round));
+      const delay = row === null ? k * gap : row[k]!;
+      if (delay <= 0) sim.offer(conn, this.spec.blockBytes, round);
+      else sim.at(sim.now + delay, () => sim.offer(conn, this.spec.blockBytes, round));
     });
+  }
+
+  /** A round's offsets from its earliest start, ascending. */
+  private sortedOffsets(round: readonly number[]): number[] {
+    const sorted = [...round].sort((a, b) => a - b);
+    const first = sorted[0] ?? 0;
+    return sorted.map((offset) => offset - first);
   }
 
   onMessage(_conn: Connection, _tag: number, nowPs: number): void {
