@@ -116,6 +116,14 @@ describe.skipIf(!canNetns)('testbed incast (root)', () => {
     expect(row.startGapUs).toBe(row.runs[0].startGapUs);
     expect(row.startGapUs).toBeGreaterThanOrEqual(0);
     expect(row.startGapUs).toBeLessThan(1e6);
+    // Each round's starts, from its earliest: 4 rounds of 2 servers, replayed by the simulator.
+    const offsets = row.runs[0].startOffsetsUs as number[][];
+    expect(offsets).toHaveLength(4);
+    for (const round of offsets) {
+      expect(round).toHaveLength(2);
+      expect(round[0]).toBe(0);
+      expect(round[1]).toBeGreaterThanOrEqual(0);
+    }
     // One sender is always measured, for the port-rate check, even when not asked for as a row.
     expect(result.metrics.singleSender.fractionOfRate).toBeCloseTo(
       result.metrics.singleSender.goodputGbps / 0.1,
