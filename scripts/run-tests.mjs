@@ -27,6 +27,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let code = 0;
+const failures = [];
 for (const phase of phases) {
   const jsonFile = join(outDir, `vitest-${phase.name}.json`);
   rmSync(jsonFile, { force: true });
@@ -38,6 +39,13 @@ for (const phase of phases) {
     passed += report.numPassedTests ?? 0;
     phaseFailed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    for (const file of report.testResults ?? []) {
+      const name = file.name?.replace(`${process.cwd()}/`, '') ?? '?';
+      const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+      for (const test of failedTests)
+        failures.push(`${phase.name}: ${name} > ${test.fullName ?? test.title}: ${(test.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300)}`);
+      if (failedTests.length === 0 && file.status === 'failed') failures.push(`${phase.name}: ${name} (${(file.message ?? 'failed to run').split('\n')[0]})`);
+    }
   } else {
     phaseFailed = 1;
   }
@@ -46,5 +54,7 @@ for (const phase of phases) {
   failed += phaseFailed;
   if (phaseCode !== 0) code = phaseCode;
 }
+// The names again at the very end, where a CI log's tail shows them.
+for (const failure of failures) console.log(`FAILED ${failure}`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(code);
