@@ -139,15 +139,43 @@ export function objective<L extends CorpusLog>(
   return present.length ? present.reduce((sum, regime) => sum + summary[regime].mean, 0) / present.length : 0;
 }
 
+/** Nelder-Mead restarts at most; each starts a fresh simplex around the best point found so far. */
+const FIT_RESTARTS = 8;
+/** A restart that gains less than this on the objective ends the fit. */
+const FIT_MIN_GAIN = 1e-5;
+
 /**
  * Re-fits every fitted constant (FITTED_PARAMETERS, each within its bounds) on the given logs:
- * Nelder-Mead on the logarithm of each value from `start`, deterministic, at most `evaluations` calls.
+ * Nelder-Mead on the logarithm of each value from `start`, deterministic, at most `evaluations` calls
+ * a run, restarted from its own result while a run gains at least FIT_MIN_GAIN (one run stops where its
+ * simplex has gone flat, which on this objective, capped and piecewise, is often short of the optimum).
  */
 export function fitConstants<L extends CorpusLog>(
   logs: readonly L[],
   predictor: LogPredictor<L>,
   start: ModelConstants,
   evaluations = 600,
+): ModelConstants {
+  let best = start;
+  let bestValue = objective(logs, predictor, start);
+  for (let run = 0; run < FIT_RESTARTS; run++) {
+    const next = nelderMead(logs, predictor, best, evaluations);
+    const value = objective(logs, predictor, next);
+    const gain = bestValue - value;
+    if (gain > 0) {
+      best = next;
+      bestValue = value;
+    }
+    if (gain < FIT_MIN_GAIN) break;
+  }
+  return best;
+}
+
+function nelderMead<L extends CorpusLog>(
+  logs: readonly L[],
+  predictor: LogPredictor<L>,
+  start: ModelConstants,
+  evaluations: number,
 ): ModelConstants {
   const params = FITTED_PARAMETERS;
   const toConstants = (x: readonly number[]): ModelConstants => {
