@@ -50,8 +50,11 @@ export interface ModelConstants {
    * reads pinned host buffers over its PCIe link. Share of that link's rate the bounce sustains.
    */
   bounceShare: number;
-  /** Cost of each peer of a point-to-point group (alltoall: every other rank) beyond the first, in NCCL and on the device (us). */
-  peerUs: number;
+  /**
+   * Cost of each round of a point-to-point group (alltoall: every other rank) on the device (us): a channel takes
+   * the group's peers NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) at a time (src/include/device.h), side by side.
+   */
+  p2pRoundUs: number;
   /**
    * Further cost of each peer across the network (us): NCCL's proxy thread posts, progresses and completes a
    * network send and receive for every remote peer of the group (src/proxy.cc, src/transport/net.cc), where
@@ -83,7 +86,7 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'treeShare', min: 0.1, max: 1 },
   { key: 'treeChainShare', min: 0.1, max: 1.5 },
   { key: 'bounceShare', min: 0.05, max: 1 },
-  { key: 'peerUs', min: 0.01, max: 20 },
+  { key: 'p2pRoundUs', min: 0.01, max: 40 },
   { key: 'netPeerUs', min: 0.01, max: 50 },
   { key: 'efaMessageUs', min: 1, max: 100 },
 ];
@@ -91,17 +94,17 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 /** Full-corpus fit (bench/model-validation.mjs --fit). */
 export const FITTED_CONSTANTS: ModelConstants = {
   launchUs: 0.5,
-  hostLaunchUs: 4.393,
-  hostCallUs: 0.4107,
-  intraLatencyScale: 0.9225,
-  netLatencyScale: 2.235,
-  simpleLatencyScale: 0.6002,
-  nvlsShare: 0.6589,
-  nvlsStepPerHeadUs: 1.145,
+  hostLaunchUs: 4.39,
+  hostCallUs: 0.412,
+  intraLatencyScale: 0.913,
+  netLatencyScale: 2.233,
+  simpleLatencyScale: 0.6007,
+  nvlsShare: 0.6536,
+  nvlsStepPerHeadUs: 1.144,
   treeShare: 0.9185,
-  treeChainShare: 0.6508,
+  treeChainShare: 0.646,
   bounceShare: 0.2182,
-  peerUs: 3.497,
-  netPeerUs: 2.8,
-  efaMessageUs: 1.742,
+  p2pRoundUs: 11.56,
+  netPeerUs: 4.863,
+  efaMessageUs: 1.707,
 };

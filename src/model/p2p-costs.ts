@@ -21,10 +21,14 @@ import {
  */
 export const ONE_RANK_CALL_US = 0.78;
 
+/** NCCL_MAX_DEV_WORK_P2P_PER_BATCH (NVIDIA/nccl src/include/device.h): p2p operations one channel takes per round. */
+const P2P_OPS_PER_ROUND = 8;
+
 export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
-  // Each rank sends S/n to every other rank; all sends are posted at once (one group), so the
-  // latency is one hop's plus a cost per further peer (more for a remote one, which the proxy serves),
-  // and the bandwidth term is the busier of the network and NVLink.
+  // Each rank sends S/n to every other rank; all sends are posted at once (one group). A channel's
+  // kernel works through the peers in rounds of P2P_OPS_PER_ROUND, the peers of a round side by side,
+  // so the latency is one hop's plus a cost per round, plus a cost per remote peer (the proxy thread
+  // serves those one by one); the bandwidth term is the busier of the network and NVLink.
   const ranks = rankCount(shape);
   const g = shape.gpusPerNode;
   const remoteShare = ranks > g ? (ranks - g) / ranks : 0;
@@ -38,7 +42,7 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   return {
     latencyUs:
       p2pLatencyUs(shape) +
-      Math.max(0, ranks - 2) * shape.constants.peerUs +
+      Math.ceil((ranks - 1) / P2P_OPS_PER_ROUND) * shape.constants.p2pRoundUs +
       (ranks - Math.min(g, ranks)) * shape.constants.netPeerUs,
     bandwidthTimeUs: Math.max(netTime, intraTime),
     networkSteps: shape.nodes > 1 ? 1 : 0,
@@ -49,8 +53,6 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
 
 /** NCCL_P2P_PER_CHANNEL_NET_BW: the network bandwidth NCCL gives one p2p channel, 14 GB/s (NVIDIA/nccl src/graph/paths.cc, 2.29 on). */
 export const P2P_PER_CHANNEL_NET_GBPS = 14;
-/** NCCL_MAX_DEV_WORK_P2P_PER_BATCH (NVIDIA/nccl src/include/device.h): p2p operations one channel takes per round. */
-const P2P_OPS_PER_ROUND = 8;
 const pow2Up = (value: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, value)));
 
 /**
