@@ -56,6 +56,12 @@ export interface ModelConstants {
    */
   p2pRoundUs: number;
   /**
+   * Share of a GPU's NVLink bandwidth per direction that a point-to-point send or receive reaches (sendrecv,
+   * alltoall inside an NVLink domain): NCCL's p2p transport moves NCCL_P2P_NVL_CHUNKSIZE chunks on its p2p
+   * channels, not the ring's pipeline, and reaches less than the ring's 370/450.
+   */
+  p2pNvlinkShare: number;
+  /**
    * Further cost of each peer across the network (us): NCCL's proxy thread posts, progresses and completes a
    * network send and receive for every remote peer of the group (src/proxy.cc, src/transport/net.cc), where
    * an NVLink peer is served by the GPU's own loads and stores.
@@ -87,6 +93,7 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
   { key: 'treeChainShare', min: 0.1, max: 1.5 },
   { key: 'bounceShare', min: 0.05, max: 1 },
   { key: 'p2pRoundUs', min: 0.01, max: 40 },
+  { key: 'p2pNvlinkShare', min: 0.3, max: 1 },
   { key: 'netPeerUs', min: 0.01, max: 50 },
   { key: 'efaMessageUs', min: 1, max: 100 },
 ];
@@ -95,16 +102,17 @@ export const FITTED_PARAMETERS: readonly FittedParameter[] = [
 export const FITTED_CONSTANTS: ModelConstants = {
   launchUs: 0.5,
   hostLaunchUs: 4.39,
-  hostCallUs: 0.412,
-  intraLatencyScale: 0.913,
-  netLatencyScale: 2.233,
-  simpleLatencyScale: 0.6007,
-  nvlsShare: 0.6536,
-  nvlsStepPerHeadUs: 1.144,
-  treeShare: 0.9185,
-  treeChainShare: 0.646,
-  bounceShare: 0.2182,
-  p2pRoundUs: 11.56,
-  netPeerUs: 4.863,
-  efaMessageUs: 1.707,
+  hostCallUs: 0.4106,
+  intraLatencyScale: 0.9058,
+  netLatencyScale: 2.23,
+  simpleLatencyScale: 0.6016,
+  nvlsShare: 0.6534,
+  nvlsStepPerHeadUs: 1.155,
+  treeShare: 0.9189,
+  treeChainShare: 0.6455,
+  bounceShare: 0.2183,
+  p2pRoundUs: 9.394,
+  p2pNvlinkShare: 0.6575,
+  netPeerUs: 5.143,
+  efaMessageUs: 1.769,
 };

@@ -3,7 +3,13 @@
  * (a local copy), and pure alpha-beta (`--alpha`, `--bandwidth`).
  */
 import type { CollectiveOp } from './busbw.js';
-import { nodeNetworkGBps, rankCount, spineSlowdown, type CollectiveShape } from './collective-shape.js';
+import {
+  NVLINK_EFFICIENCY,
+  nodeNetworkGBps,
+  rankCount,
+  spineSlowdown,
+  type CollectiveShape,
+} from './collective-shape.js';
 import type { AlgorithmUsed } from './algorithm-rules.js';
 import {
   gpuNetworkFeedGBps,
@@ -24,6 +30,17 @@ export const ONE_RANK_CALL_US = 0.78;
 /** NCCL_MAX_DEV_WORK_P2P_PER_BATCH (NVIDIA/nccl src/include/device.h): p2p operations one channel takes per round. */
 const P2P_OPS_PER_ROUND = 8;
 
+/**
+ * What a point-to-point transfer gets of a GPU's NVLink: p2pNvlinkShare of the link per direction (fitted; the
+ * ring's NVLINK_EFFICIENCY does not carry over to sends and receives, which move NCCL_P2P_NVL_CHUNKSIZE chunks
+ * on fewer channels); over PCIe the shape's intra-node bandwidth as it is.
+ */
+function p2pIntraGBps(shape: CollectiveShape): number {
+  return shape.intraKind === 'nvlink'
+    ? (shape.intraGBps / NVLINK_EFFICIENCY) * shape.constants.p2pNvlinkShare
+    : shape.intraGBps;
+}
+
 export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
   // Each rank sends S/n to every other rank; all sends are posted at once (one group). A channel's
   // kernel works through the peers in rounds of P2P_OPS_PER_ROUND, the peers of a round side by side,
@@ -38,7 +55,7 @@ export function alltoallCost(sizeBytes: number, shape: CollectiveShape): Cost {
       : 0;
   const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, crossLeaf);
   const netTime = remoteShare > 0 ? usFor(g * remoteShare * sizeBytes, network) : 0;
-  const intraTime = usFor(((g - 1) / ranks) * sizeBytes, shape.intraGBps);
+  const intraTime = usFor(((g - 1) / ranks) * sizeBytes, p2pIntraGBps(shape));
   return {
     latencyUs:
       p2pLatencyUs(shape) +
@@ -80,7 +97,8 @@ export function sendrecvCost(sizeBytes: number, shape: CollectiveShape): Cost {
   // From 2.29 its channels each carry at most NCCL_P2P_PER_CHANNEL_NET_BW (p2pNetChannelsPerPeer).
   const perNic = Math.min(shape.nicGBps, gpuNetworkFeedGBps(shape));
   const channelsGBps = p2pNetChannelsPerPeer(shape) * P2P_PER_CHANNEL_NET_GBPS;
-  const linkGBps = shape.nodes > 1 ? Math.min(perNic, shape.intraGBps, channelsGBps) : shape.intraGBps;
+  const intraGBps = p2pIntraGBps(shape);
+  const linkGBps = shape.nodes > 1 ? Math.min(perNic, intraGBps, channelsGBps) : intraGBps;
   return {
     latencyUs: p2pLatencyUs(shape),
     bandwidthTimeUs: usFor(sizeBytes, linkGBps),
