@@ -113,7 +113,15 @@ function checkLastLine<F>(parser: Parser<F>, segment: PasteSegment, first: Parse
       )?.facts,
       first.facts,
     );
-  if (previous && previous.text.trim() !== '' && (unread || lastWarned || previousWarned || previousUnread)) {
+  // A bare `#` (nccl-tests closes its table with one, and puts one before `# Collective test concluded`) is a
+  // whole line, neither the head nor the tail of a wrapped one.
+  const commentLine = lastLine.text.trim() === '#' || previous?.text.trim() === '#';
+  if (
+    previous &&
+    !commentLine &&
+    previous.text.trim() !== '' &&
+    (unread || lastWarned || previousWarned || previousUnread)
+  ) {
     const joinedLines = [
       ...segment.lines.slice(0, last - 1),
       { text: previous.text + lastLine.text, line: previous.line },
