@@ -200,6 +200,7 @@ describe('validation on real nccl-tests logs (issue 10, part 1)', () => {
     ).toEqual(fitted);
   });
 
+  // 36 leave-one-cluster-out re-fits: about 50 s alone, 100 s beside the rest of the suite; the limit only guards a hang.
   it('per-regime errors as recorded in docs/models.md', () => {
     const result = validateModel(scored, corpusPredictor, FITTED_CONSTANTS);
     for (const view of ['inSample', 'leaveOneClusterOut'] as const) {
@@ -211,5 +212,5 @@ describe('validation on real nccl-tests logs (issue 10, part 1)', () => {
       }
     }
     expect(result.clusters).toBeGreaterThanOrEqual(25);
-  }, 240_000);
+  }, 600_000);
 });
