@@ -36,6 +36,8 @@ export const switchPort = (index: number): string => `p${index}`;
 /** A faulty host's extra hop in the switch: `u{i}` carries its traffic into the bridge through its peer `b{i}`. */
 export const uplinkPort = (index: number): string => `u${index}`;
 export const bridgePort = (index: number): string => `b${index}`;
+/** The two-port bridge that joins a faulty host's port `p{i}` to its extra hop `u{i}`. */
+export const portBridge = (index: number): string => `pb${index}`;
 /** The short host name of `--fault HOST:...`. */
 export const shortHostName = (index: number): string => `h${index}`;
 

@@ -3,18 +3,20 @@
  * rate with a bfifo of the buffer bytes as its only queue. A faulty host's port also carries its
  * faults, on the switch side and in both directions:
  *
- *   host eth0 ══ p{i} ─(ingress: mirred redirect)→ u{i} egress [htb+bfifo, loss] ══ b{i} ─ br0
- *   host eth0 ←─ p{i} egress [htb+bfifo, loss] ←(ingress: mirred redirect)─ u{i} ══ b{i} ─ br0
+ *   host eth0 ══ p{i} ─ pb{i} ─ u{i} egress [htb+bfifo, loss] ══ b{i} ─ br0
+ *   host eth0 ←─ p{i} egress [htb+bfifo, loss] ─ pb{i} ─ u{i} ══ b{i} ─ br0
  *
  * Towards the host, loss and rate sit on p{i}'s egress as for any port. From the host, they cannot
  * sit on the host's own eth0: a qdisc drop there is returned to the sending socket, which retries it
  * at once, so it is local back-pressure, not network loss. Nor on p{i}'s ingress, which has no
- * queue to shape with. So p{i}'s ingress redirects every frame to the egress of an extra veth u{i}
- * inside the switch, whose peer b{i} is the bridge port: drops at u{i} happen in the switch, after
- * the host's transmit has succeeded, as on a lossy cable or a slow switch port. Frames from the
- * bridge arrive on u{i} and are redirected to p{i}'s egress. Loss is a `bpf` classifier (classic
- * bytecode, see lossBytecode) that steers its fraction of frames into an htb class whose bfifo
- * holds 1 byte, so every frame sent there is dropped and counted in that qdisc's `dropped`.
+ * queue to shape with. So p{i} and an extra veth u{i} are the two ports of a bridge pb{i}, and u{i}'s
+ * peer b{i} is the port of br0: the host's frames leave by u{i}'s egress, and drops there happen in
+ * the switch, after the host's transmit has succeeded, as on a lossy cable or a slow switch port.
+ * (A tc mirred redirect from p{i}'s ingress to u{i}, as before 2026-12-04, kept each frame charged
+ * to its sending socket, so TCP Small Queues held u{i}'s queue to about 1 ms of the sender's pacing
+ * rate; hostport.ts addHop.) Loss is a `bpf` classifier (classic bytecode, see lossBytecode) that
+ * steers its fraction of frames into an htb class whose bfifo holds 1 byte, so every frame sent
+ * there is dropped and counted in that qdisc's `dropped`.
  */
 import { run } from './exec.js';
 import { lossBytecode } from './faults.js';
@@ -129,36 +131,6 @@ export async function shapeEgress(ns: string, dev: string, shape: PortShape): Pr
     lossBytecode(shape.lossFraction),
     'classid',
     DROP_CLASS,
-  ]);
-}
-
-/** Every frame arriving on `from` leaves by the egress of `to` (tc mirred; u32 matching all). */
-export async function redirectIngress(ns: string, from: string, to: string): Promise<void> {
-  await run('tc', ['-n', ns, 'qdisc', 'add', 'dev', from, 'ingress']);
-  await run('tc', [
-    '-n',
-    ns,
-    'filter',
-    'add',
-    'dev',
-    from,
-    'parent',
-    'ffff:',
-    'protocol',
-    'all',
-    'prio',
-    '1',
-    'u32',
-    'match',
-    'u32',
-    '0',
-    '0',
-    'action',
-    'mirred',
-    'egress',
-    'redirect',
-    'dev',
-    to,
   ]);
 }
 

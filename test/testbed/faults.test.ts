@@ -4,7 +4,8 @@
  *   directions (counted by the drop class's bfifo in `tc -s`), and every one it dropped is one the
  *   receiver never got: the drop is network loss, not a local drop the sender retries. TCP across
  *   it retransmits (nstat in the sender's namespace);
- * - rate: TCP across a slowed port gets at most that rate, in both directions;
+ * - rate: TCP across a slowed port gets at most that rate, in both directions, and the slowed
+ *   port's buffer is the switch's (Reno's slow start overflows it: no socket holds its queue down);
  * - a 4-host all_reduce and reduce_scatter with `-c 1` across a lossy and a slow port finish with
  *   0 wrong elements.
  */
@@ -191,6 +192,19 @@ describe.skipIf(!canNetns || !haveIperf3)('testbed faults are real (root)', () =
     expect(
       spawnSync('tc', ['-n', `${NAME}-sw`, 'class', 'show', 'dev', 'p0'], { encoding: 'utf8' }).stdout,
     ).toMatch(/class htb 1:10 .*rate 1Gbit/);
+  });
+
+  it("rate from the host: the slowed port's buffer is the switch's, so Reno's slow start overflows it", () => {
+    // Through the fault hop's bridge the host's frames are charged to no socket, so TCP Small Queues
+    // (about 1 ms of the sender's pacing rate, 25-50 KB here) does not hold the 256K bfifo at u2 down:
+    // Reno doubles its window until that buffer overflows, as at a switch port. With the tc mirred
+    // redirect the hop had before 2026-12-04, this queue never filled and this count stayed 0.
+    const {
+      end,
+      counted: [overflow = 0],
+    } = iperf3(`${NAME}-h2`, ['-n', '6M', '-C', 'reno'], 'sum_received', [() => qdiscDrops('u2', '10:')]);
+    expect(end.sum_received!.bits_per_second).toBeGreaterThan(0);
+    expect(overflow).toBeGreaterThan(0);
   });
 });
 
