@@ -61,6 +61,12 @@ const topologySchema = z.discriminatedUnion('kind', [
        * over time but a packet after idle crosses without delay.
        */
       ports: z.enum(['wire', 'htb']).optional(),
+      /**
+       * Hosts whose port goes through the namespace testbed's fault hop (a port with a loss or rate
+       * fault, src/testbed/hostport.ts): a second switch whose egress towards sw0 is shaped and
+       * buffered like the port towards the host, so the host's traffic queues in the switch.
+       */
+      faultHops: z.array(hostIndex).optional(),
     })
     .strict(),
   z

@@ -39,6 +39,7 @@ export function topologySpecOf(scenario: Scenario): TopologySpec {
         linkDelayNs,
         ...(t.uplinkRate !== undefined ? { uplinkRateBps: t.uplinkRate } : {}),
         ...(t.ports === 'htb' ? { ports: 'htb' as const } : {}),
+        ...(t.faultHops !== undefined ? { faultHops: t.faultHops } : {}),
       };
     case 'leaf-spine':
       return {
@@ -230,6 +231,8 @@ export function validateScenario(
   }
   if (scenario.switch.pfc?.watchdog && !pfc?.enabled)
     fail(['switch', 'pfc', 'watchdog'], 'a PFC watchdog needs PFC enabled');
+  if (scenario.topology.kind === 'star')
+    scenario.topology.faultHops?.forEach((host, i) => checkHost(['topology', 'faultHops', i], host));
   scenario.faults?.forEach((fault, i) => {
     checkHost(['faults', i, 'host'], fault.host);
     if ((options.mode ?? 'packet') === 'fluid' && fault.loss > 0)

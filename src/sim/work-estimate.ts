@@ -70,15 +70,17 @@ interface TopologyShape {
 function topologyShape(scenario: Scenario): TopologyShape {
   const t = scenario.topology;
   switch (t.kind) {
-    case 'star':
+    case 'star': {
+      const hops = new Set(t.faultHops ?? []).size;
       return {
         hosts: t.hosts,
-        switches: 1,
-        cables: t.hosts,
-        maxHops: 2,
+        switches: 1 + hops,
+        cables: t.hosts + hops,
+        maxHops: hops > 0 ? 4 : 2,
         maxRateBps: t.linkRate,
         hostField: ['topology', 'hosts'],
       };
+    }
     case 'leaf-spine': {
       const leaves = Math.ceil(t.hosts / t.hostsPerLeaf);
       const uplink = (t.hostsPerLeaf * t.linkRate) / (t.spines * t.oversubscription);

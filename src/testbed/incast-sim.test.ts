@@ -22,7 +22,7 @@ describe('the simulator given the testbed settings', () => {
     ).toBe(10e-6);
   });
 
-  it('ring under loss: htb ports at the rate, the veth host side, loss on every host, the ring all_reduce', () => {
+  it('ring under loss: htb ports at the rate, the veth host side, loss and the fault hop on every host, the ring all_reduce', () => {
     const scenario = testbedRingScenario(settings, {
       hosts: 4,
       sizeBytes: 1 << 24,
@@ -35,6 +35,7 @@ describe('the simulator given the testbed settings', () => {
       linkRate: 200e6,
       uplinkRate: 10e9,
       ports: 'htb',
+      faultHops: [0, 1, 2, 3],
     });
     expect(scenario.faults).toEqual([0, 1, 2, 3].map((host) => ({ host, loss: 0.01 })));
     expect(scenario.workloads).toMatchObject([{ kind: 'allreduce', size: 1 << 24, iterations: 25 }]);
@@ -51,6 +52,7 @@ describe('the simulator given the testbed settings', () => {
     });
     expect(scenario.topology).not.toHaveProperty('uplinkRate');
     expect(scenario.topology).not.toHaveProperty('ports');
+    expect(scenario.topology).not.toHaveProperty('faultHops');
     expect(scenario.faults ?? []).toEqual([]);
   });
 

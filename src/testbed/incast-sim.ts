@@ -118,11 +118,25 @@ function testbedStar(
   settings: TestbedTcpSettings,
   name: string,
   hosts: number,
-  rest: { workloads: unknown[]; faults?: unknown[]; maxTimeS: number; shapedAt?: 'switch' | 'host' },
+  rest: {
+    workloads: unknown[];
+    faults?: unknown[];
+    maxTimeS: number;
+    shapedAt?: 'switch' | 'host';
+    /** Hosts whose testbed port carries a fault, and with it the fault hop (src/testbed/hostport.ts). */
+    faultHops?: number[];
+  },
 ): Scenario {
   // 'host': the simulator's plain star, every cable at the port rate both ways, so each host's own
   // NIC is its bottleneck (a comparison, not the testbed: there only the switch side is shaped).
-  const ports = rest.shapedAt === 'host' ? {} : { uplinkRate: `${settings.uplinkRateBps}bps`, ports: 'htb' };
+  const ports =
+    rest.shapedAt === 'host'
+      ? {}
+      : {
+          uplinkRate: `${settings.uplinkRateBps}bps`,
+          ports: 'htb',
+          ...(rest.faultHops && rest.faultHops.length > 0 ? { faultHops: rest.faultHops } : {}),
+        };
   return scenarioSchema.parse({
     name,
     topology: {
@@ -157,7 +171,8 @@ function testbedStar(
 /**
  * A ring all_reduce of `sizeBytes` over every host for `iterations`, with random loss `lossRate` on
  * every host's cable (both directions), as bench/tcp-loss-sweep.mjs runs on the testbed with
- * `--fault hK:loss=P`.
+ * `--fault hK:loss=P`; switch-shaped, each lossy host's port has the testbed's fault hop too (its
+ * traffic into the switch queues in a shaped, buffered port, as on the testbed since 2026-12-04).
  */
 export function testbedRingScenario(
   settings: TestbedTcpSettings,
@@ -185,7 +200,7 @@ export function testbedRingScenario(
         ...(ring.sliceBytes !== undefined ? { slice: String(ring.sliceBytes) } : {}),
       },
     ],
-    ...(faults ? { faults } : {}),
+    ...(faults ? { faults, faultHops: faults.map((fault) => fault.host) } : {}),
     maxTimeS: 600,
     ...(ring.shapedAt ? { shapedAt: ring.shapedAt } : {}),
   });

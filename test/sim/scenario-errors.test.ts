@@ -36,6 +36,12 @@ describe('bad scenarios', () => {
     );
   });
 
+  it('a fault hop on a host that does not exist', () => {
+    expect(
+      errorOf(scenario({ topology: '  kind: star\n  hosts: 4\n  linkRate: 100Gbps\n  faultHops: [1, 4]\n' })),
+    ).toMatch(/^s\.yaml:6:18 topology\.faultHops\[1\]: host 4 /);
+  });
+
   it('a flow to a host that does not exist', () => {
     expect(errorOf(scenario({ workload: '  - kind: flow\n    src: 0\n    dst: 7\n    size: 1MiB\n' }))).toBe(
       's.yaml:14:10 workloads[0].dst: host 7 does not exist (the topology has hosts 0..3)',

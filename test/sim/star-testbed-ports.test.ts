@@ -73,4 +73,70 @@ describe("star with the testbed's ports", () => {
     expect(seconds).toBeGreaterThanOrEqual(((size - 1448) * 8) / payloadBps);
     expect(seconds).toBeLessThan(((size * 8) / payloadBps) * 1.1);
   });
+
+  it("faultHops: the testbed's fault hop, a switch whose egresses towards the host and towards sw0 are both ports", () => {
+    const topology = buildTopology({
+      kind: 'star',
+      hosts: 3,
+      linkRateBps: RATE,
+      linkDelayNs: 2000,
+      uplinkRateBps: 10e9,
+      ports: 'htb',
+      faultHops: [1],
+    });
+    const name = (node: number): string => topology.nodes[node]!.name;
+    const hop = (src: number, dst: number): string[] =>
+      topology
+        .route(src, dst, 0)
+        .map((l) => `${name(topology.links[l]!.from)}>${name(topology.links[l]!.to)}`);
+    expect(hop(0, 2)).toEqual(['h0>sw0', 'sw0>h2']);
+    expect(hop(1, 2)).toEqual(['h1>q1', 'q1>sw0', 'sw0>h2']);
+    expect(hop(0, 1)).toEqual(['h0>sw0', 'sw0>q1', 'q1>h1']);
+    const link = (from: string, to: string) =>
+      topology.links.find((l) => name(l.from) === from && name(l.to) === to)!;
+    // Shaped at the port rate, as htb ports: the hop's egress towards sw0 and towards the host.
+    for (const [from, to] of [
+      ['q1', 'sw0'],
+      ['q1', 'h1'],
+      ['sw0', 'h0'],
+    ] as const) {
+      expect(link(from, to).rateBps).toBe(RATE);
+      expect(link(from, to).chargedAfter).toBe(true);
+    }
+    // Unshaped: the host's veth and the main bridge's side of the hop.
+    for (const [from, to] of [
+      ['h1', 'q1'],
+      ['sw0', 'q1'],
+    ] as const) {
+      expect(link(from, to).rateBps).toBe(10e9);
+      expect(link(from, to).chargedAfter).toBeUndefined();
+    }
+    // The host's cable keeps the delay, the hop's inner pair adds none.
+    expect(link('h1', 'q1').delayNs).toBe(2000);
+    expect(link('q1', 'sw0').delayNs).toBe(0);
+  });
+
+  it("a host's traffic through its fault hop queues in the hop's buffer, and overflows it", () => {
+    // Two senders at 10G into one 100 Mbit/s port would queue at sw0's port to h2; through h0's hop
+    // the queue of h0's own traffic is q0's port towards sw0 (128 KiB): Reno's slow start overflows it.
+    const { run } = simulate({
+      topology: {
+        kind: 'star',
+        hosts: 2,
+        linkRate: '100Mbps',
+        uplinkRate: '10Gbps',
+        linkDelay: '2us',
+        ports: 'htb',
+        faultHops: [0],
+      },
+      switch: { buffer: '128KiB', sharing: 'static' },
+      transport: { kind: 'tcp', tcp: { cc: 'reno', mss: 1448 } },
+      workloads: [{ kind: 'flow', src: 0, dst: 1, size: 4 * 1024 * 1024 }],
+    });
+    expect(run.status).toBe('done');
+    const hopToSwitch = run.sim.topology.links.findIndex(
+      (l) => run.sim.topology.nodes[l.from]!.name === 'q0' && run.sim.topology.nodes[l.to]!.name === 'sw0',
+    );
+    expect(run.sim.dropsByLink[hopToSwitch]).toBeGreaterThan(0);
+  });
 });

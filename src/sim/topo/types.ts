@@ -13,6 +13,13 @@ export interface StarSpec {
   uplinkRateBps?: number;
   /** `htb`: the switch's ports towards the hosts are token-bucket shapers (TopoLink.chargedAfter). */
   ports?: 'wire' | 'htb';
+  /**
+   * Hosts whose port has the namespace testbed's fault hop (src/testbed/hostport.ts addHop): a
+   * switch `q{h}` between the host and `sw0` whose two egresses, towards the host and towards sw0,
+   * are both ports at linkRate with their own buffer; sw0 reaches it and it reaches the host's NIC
+   * at uplinkRate.
+   */
+  faultHops?: readonly number[];
 }
 
 export interface LeafSpineSpec {
