@@ -11,6 +11,25 @@ import { simulate } from './helpers.js';
 
 const RATE = 100e6;
 const DELAY_S = 2e-6;
+/** Three hosts as the testbed wires them: veth speed towards the switch, htb ports at RATE from it. */
+const TESTBED_STAR = {
+  kind: 'star',
+  hosts: 3,
+  linkRateBps: RATE,
+  linkDelayNs: 2000,
+  uplinkRateBps: 10e9,
+  ports: 'htb',
+} as const;
+/** Two hosts of the testbed's ports in a scenario, with `extra` topology fields. */
+const testbedTopology = (extra: Record<string, unknown> = {}) => ({
+  kind: 'star',
+  hosts: 2,
+  linkRate: '100Mbps',
+  uplinkRate: '10Gbps',
+  linkDelay: '2us',
+  ports: 'htb',
+  ...extra,
+});
 
 function oneSegment(ports: 'wire' | 'htb') {
   return simulate({
@@ -23,14 +42,7 @@ function oneSegment(ports: 'wire' | 'htb') {
 
 describe("star with the testbed's ports", () => {
   it("uplinkRate sets the host-to-switch direction only; htb marks only the switch's ports", () => {
-    const topology = buildTopology({
-      kind: 'star',
-      hosts: 3,
-      linkRateBps: RATE,
-      linkDelayNs: 2000,
-      uplinkRateBps: 10e9,
-      ports: 'htb',
-    });
+    const topology = buildTopology(TESTBED_STAR);
     for (const link of topology.links) {
       const fromHost = link.from < topology.hostCount;
       expect(link.rateBps).toBe(fromHost ? 10e9 : RATE);
@@ -55,14 +67,7 @@ describe("star with the testbed's ports", () => {
   it('an htb port still holds its rate: 4 MiB take at least size / payload rate', () => {
     const size = 4 * 1024 * 1024;
     const { run } = simulate({
-      topology: {
-        kind: 'star',
-        hosts: 2,
-        linkRate: '100Mbps',
-        uplinkRate: '10Gbps',
-        linkDelay: '2us',
-        ports: 'htb',
-      },
+      topology: testbedTopology(),
       switch: { buffer: '128KiB', sharing: 'static' },
       transport: { kind: 'tcp', tcp: { cc: 'reno', mss: 1448 } },
       workloads: [{ kind: 'flow', src: 0, dst: 1, size }],
@@ -75,15 +80,7 @@ describe("star with the testbed's ports", () => {
   });
 
   it("faultHops: the testbed's fault hop, a switch whose egresses towards the host and towards sw0 are both ports", () => {
-    const topology = buildTopology({
-      kind: 'star',
-      hosts: 3,
-      linkRateBps: RATE,
-      linkDelayNs: 2000,
-      uplinkRateBps: 10e9,
-      ports: 'htb',
-      faultHops: [1],
-    });
+    const topology = buildTopology({ ...TESTBED_STAR, faultHops: [1] });
     const name = (node: number): string => topology.nodes[node]!.name;
     const hop = (src: number, dst: number): string[] =>
       topology
@@ -120,15 +117,7 @@ describe("star with the testbed's ports", () => {
     // Two senders at 10G into one 100 Mbit/s port would queue at sw0's port to h2; through h0's hop
     // the queue of h0's own traffic is q0's port towards sw0 (128 KiB): Reno's slow start overflows it.
     const { run } = simulate({
-      topology: {
-        kind: 'star',
-        hosts: 2,
-        linkRate: '100Mbps',
-        uplinkRate: '10Gbps',
-        linkDelay: '2us',
-        ports: 'htb',
-        faultHops: [0],
-      },
+      topology: testbedTopology({ faultHops: [0] }),
       switch: { buffer: '128KiB', sharing: 'static' },
       transport: { kind: 'tcp', tcp: { cc: 'reno', mss: 1448 } },
       workloads: [{ kind: 'flow', src: 0, dst: 1, size: 4 * 1024 * 1024 }],
