@@ -120,22 +120,22 @@ function testbedStar(
   hosts: number,
   rest: {
     workloads: unknown[];
-    faults?: unknown[];
+    faults?: { host: number; loss: number }[];
     maxTimeS: number;
     shapedAt?: 'switch' | 'host';
-    /** Hosts whose testbed port carries a fault, and with it the fault hop (src/testbed/hostport.ts). */
-    faultHops?: number[];
   },
 ): Scenario {
   // 'host': the simulator's plain star, every cable at the port rate both ways, so each host's own
   // NIC is its bottleneck (a comparison, not the testbed: there only the switch side is shaped).
+  // A host with a port fault has the testbed's fault hop too (src/testbed/hostport.ts addHop).
+  const faultHops = rest.faults?.map((fault) => fault.host) ?? [];
   const ports =
     rest.shapedAt === 'host'
       ? {}
       : {
           uplinkRate: `${settings.uplinkRateBps}bps`,
           ports: 'htb',
-          ...(rest.faultHops && rest.faultHops.length > 0 ? { faultHops: rest.faultHops } : {}),
+          ...(faultHops.length > 0 ? { faultHops } : {}),
         };
   return scenarioSchema.parse({
     name,
@@ -200,7 +200,7 @@ export function testbedRingScenario(
         ...(ring.sliceBytes !== undefined ? { slice: String(ring.sliceBytes) } : {}),
       },
     ],
-    ...(faults ? { faults, faultHops: faults.map((fault) => fault.host) } : {}),
+    ...(faults ? { faults } : {}),
     maxTimeS: 600,
     ...(ring.shapedAt ? { shapedAt: ring.shapedAt } : {}),
   });
