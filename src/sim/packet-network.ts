@@ -58,6 +58,15 @@ export abstract class PacketNetwork {
   private lossProbability: Float64Array | null = null;
   /** Packets lost on lossy links (also counted in `drops` and `dropsByLink`). */
   randomDrops = 0;
+  /**
+   * Every connection's two routes, end to end in one table, so that a switch forwards a packet
+   * by its position in the table (pool.hop) without touching the connection: where each
+   * connection's data route and its route back begin.
+   */
+  private routeLinks = new Int32Array(1024);
+  private routeLinksUsed = 0;
+  private forwardAt = new Int32Array(64);
+  private reverseAt = new Int32Array(64);
 
   constructor(
     readonly topology: Topology,
@@ -131,6 +140,31 @@ export abstract class PacketNetwork {
 
   abstract schedule(timePs: number, type: number, payload: number): void;
 
+  /** Enters a new connection's routes in the route table (call once per connection, in id order). */
+  protected addRoutes(conn: Connection): void {
+    const need = this.routeLinksUsed + conn.forward.length + conn.reverse.length;
+    if (need > this.routeLinks.length) {
+      const grown = new Int32Array(Math.max(need, this.routeLinks.length * 2));
+      grown.set(this.routeLinks);
+      this.routeLinks = grown;
+    }
+    if (conn.id >= this.forwardAt.length) {
+      const size = Math.max(conn.id + 1, this.forwardAt.length * 2);
+      const forwardAt = new Int32Array(size);
+      forwardAt.set(this.forwardAt);
+      this.forwardAt = forwardAt;
+      const reverseAt = new Int32Array(size);
+      reverseAt.set(this.reverseAt);
+      this.reverseAt = reverseAt;
+    }
+    this.forwardAt[conn.id] = this.routeLinksUsed;
+    this.routeLinks.set(conn.forward, this.routeLinksUsed);
+    this.routeLinksUsed += conn.forward.length;
+    this.reverseAt[conn.id] = this.routeLinksUsed;
+    this.routeLinks.set(conn.reverse, this.routeLinksUsed);
+    this.routeLinksUsed += conn.reverse.length;
+  }
+
   /** Bytes queued per link and class, at `link * CLASS_COUNT + cls`. */
   get qBytes(): Float64Array {
     return this.queues.classBytes;
@@ -147,6 +181,7 @@ export abstract class PacketNetwork {
   sendControl(conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number {
     const p = this.pool.alloc(conn.id, kind, cls, seq, 0, MIN_FRAME_WIRE_BYTES, ts);
     this.pool.ecn[p] = ecnEcho;
+    this.pool.hop[p] = this.reverseAt[conn.id]!;
     const link = conn.reverse[0]!;
     this.queues.enqueue(link, cls, p);
     this.kick(link);
@@ -239,7 +274,9 @@ export abstract class PacketNetwork {
       const ready = conn.readiness(now);
       if (ready <= now) {
         this.rr[host] = (index + 1) % n;
-        return conn.nextPacket(now);
+        const p = conn.nextPacket(now);
+        this.pool.hop[p] = this.forwardAt[conn.id]!;
+        return p;
       }
       if (ready < wake) wake = ready;
     }
@@ -253,11 +290,8 @@ export abstract class PacketNetwork {
   /** EV_ARRIVE: a packet reached the end of its current hop. */
   protected onArrive(p: number): void {
     const pool = this.pool;
-    const conn = this.connections[pool.conn[p]!]!;
-    const isData = pool.kind[p] === KIND_DATA;
-    const route = isData ? conn.forward : conn.reverse;
     const hop = pool.hop[p]!;
-    const link = route[hop]!;
+    const link = this.routeLinks[hop]!;
     const lossy = this.lossProbability;
     if (lossy !== null) {
       const loss = lossy[link]!;
@@ -271,12 +305,13 @@ export abstract class PacketNetwork {
     }
     const node = this.linkTo[link]!;
     if (this.isHost[node] === 1) {
-      if (isData) conn.onData(p);
+      const conn = this.connections[pool.conn[p]!]!;
+      if (pool.kind[p] === KIND_DATA) conn.onData(p);
       else conn.onControl(p);
       pool.free(p);
       return;
     }
-    const out = route[hop + 1]!;
+    const out = this.routeLinks[hop + 1]!;
     pool.hop[p] = hop + 1;
     const cls = pool.cls[p]!;
     const wire = pool.wire[p]!;

@@ -57,6 +57,7 @@ export class Simulator extends PacketNetwork implements SimContext {
   addConnection(make: (id: number) => Connection, listener: MessageListener): Connection {
     const conn = make(this.connections.length);
     this.connections.push(conn);
+    this.addRoutes(conn);
     let index = this.listeners.indexOf(listener);
     if (index < 0) index = this.listeners.push(listener) - 1;
     this.connListener.push(index);

@@ -16,6 +16,7 @@ export class PacketPool {
   seq: Float64Array;
   payload: Int32Array;
   wire: Int32Array;
+  /** Where the packet is on its route: an index into the network's route table (PacketNetwork.routeLinks), the link it is crossing. */
   hop: Int32Array;
   /** The switch ingress link the packet is buffered against (PFC accounting), or -1. */
   ingress: Int32Array;
