@@ -9,7 +9,7 @@
 import { createRng, type Rng } from '../core/rng.js';
 import { EV_ARRIVE, EV_HOST_WAKE, EV_TX_DONE } from './event-kinds.js';
 import { ADMIT_DROP, SwitchBuffers, type BufferConfig } from './net/buffers.js';
-import { KIND_DATA, PacketPool } from './net/packet-pool.js';
+import { PacketPool } from './net/packet-pool.js';
 import { PriorityFlowControl } from './net/pfc.js';
 import { PortQueues } from './net/port-queues.js';
 import { MIN_FRAME_WIRE_BYTES } from './net/wire.js';
@@ -64,6 +64,8 @@ export abstract class PacketNetwork {
    * connection's data route and its route back begin.
    */
   private routeLinks = new Int32Array(1024);
+  /** Beside each entry: its connection x 2, + 1 on the route back (what a host hands the packet to). */
+  private routeOwner = new Int32Array(1024);
   private routeLinksUsed = 0;
   private forwardAt = new Int32Array(64);
   private reverseAt = new Int32Array(64);
@@ -144,9 +146,13 @@ export abstract class PacketNetwork {
   protected addRoutes(conn: Connection): void {
     const need = this.routeLinksUsed + conn.forward.length + conn.reverse.length;
     if (need > this.routeLinks.length) {
-      const grown = new Int32Array(Math.max(need, this.routeLinks.length * 2));
+      const size = Math.max(need, this.routeLinks.length * 2);
+      const grown = new Int32Array(size);
       grown.set(this.routeLinks);
       this.routeLinks = grown;
+      const owner = new Int32Array(size);
+      owner.set(this.routeOwner);
+      this.routeOwner = owner;
     }
     if (conn.id >= this.forwardAt.length) {
       const size = Math.max(conn.id + 1, this.forwardAt.length * 2);
@@ -157,12 +163,15 @@ export abstract class PacketNetwork {
       reverseAt.set(this.reverseAt);
       this.reverseAt = reverseAt;
     }
-    this.forwardAt[conn.id] = this.routeLinksUsed;
-    this.routeLinks.set(conn.forward, this.routeLinksUsed);
-    this.routeLinksUsed += conn.forward.length;
-    this.reverseAt[conn.id] = this.routeLinksUsed;
-    this.routeLinks.set(conn.reverse, this.routeLinksUsed);
-    this.routeLinksUsed += conn.reverse.length;
+    const at = this.routeLinksUsed;
+    this.forwardAt[conn.id] = at;
+    this.routeLinks.set(conn.forward, at);
+    this.routeOwner.fill(2 * conn.id, at, at + conn.forward.length);
+    const back = at + conn.forward.length;
+    this.reverseAt[conn.id] = back;
+    this.routeLinks.set(conn.reverse, back);
+    this.routeOwner.fill(2 * conn.id + 1, back, back + conn.reverse.length);
+    this.routeLinksUsed = back + conn.reverse.length;
   }
 
   /** Bytes queued per link and class, at `link * CLASS_COUNT + cls`. */
@@ -305,8 +314,9 @@ export abstract class PacketNetwork {
     }
     const node = this.linkTo[link]!;
     if (this.isHost[node] === 1) {
-      const conn = this.connections[pool.conn[p]!]!;
-      if (pool.kind[p] === KIND_DATA) conn.onData(p);
+      const owner = this.routeOwner[hop]!;
+      const conn = this.connections[owner >> 1]!;
+      if ((owner & 1) === 0) conn.onData(p);
       else conn.onControl(p);
       pool.free(p);
       return;
