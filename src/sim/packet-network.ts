@@ -60,7 +60,7 @@ export abstract class PacketNetwork {
   randomDrops = 0;
   /**
    * Every connection's two routes, end to end in one table, so that a switch forwards a packet
-   * by its position in the table (pool.hop) without touching the connection: where each
+   * by its position in the table (pool.hop(p)) without touching the connection: where each
    * connection's data route and its route back begin.
    */
   private routeLinks = new Int32Array(1024);
@@ -189,8 +189,8 @@ export abstract class PacketNetwork {
 
   sendControl(conn: Connection, kind: number, cls: number, seq: number, ecnEcho: number, ts: number): number {
     const p = this.pool.alloc(conn.id, kind, cls, seq, 0, MIN_FRAME_WIRE_BYTES, ts);
-    this.pool.ecn[p] = ecnEcho;
-    this.pool.hop[p] = this.reverseAt[conn.id]!;
+    this.pool.setEcn(p, ecnEcho);
+    this.pool.setHop(p, this.reverseAt[conn.id]!);
     const link = conn.reverse[0]!;
     this.queues.enqueue(link, cls, p);
     this.kick(link);
@@ -238,16 +238,16 @@ export abstract class PacketNetwork {
     if (cls >= 0) {
       p = queues.dequeue(link, cls);
       if (this.isHost[from] === 0) {
-        this.buffers.release(from, cls, this.pool.ingress[p]!, this.pool.wire[p]!);
+        this.buffers.release(from, cls, this.pool.ingress(p), this.pool.wire(p));
         // ECN is marked at dequeue, on the queue the packet leaves behind (as DCQCN's CP and
         // ns-3's HPCC switch do): the congestion signal is not delayed by the queue itself.
-        if (this.ecnOn && this.pool.ecn[p] === 1) this.markEcn(p, link * CLASS_COUNT + cls);
+        if (this.ecnOn && this.pool.ecn(p) === 1) this.markEcn(p, link * CLASS_COUNT + cls);
       }
     } else if (this.isHost[from] === 1) {
       p = this.pullFromHost(from, link);
     }
     if (p < 0) return;
-    const end = this.now + Math.ceil(this.pool.wire[p]! * this.psPerByte[link]!);
+    const end = this.now + Math.ceil(this.pool.wire(p) * this.psPerByte[link]!);
     this.packetHops++;
     this.busyUntil[link] = end;
     // htb (sch_htb.c): a class with tokens dequeues the packet now and is charged its length after.
@@ -263,7 +263,7 @@ export abstract class PacketNetwork {
   private markEcn(p: number, q: number): void {
     const probability = this.buffers.markProbability(this.queues.classBytes[q]!);
     if (probability > 0 && (probability >= 1 || this.rng.next() < probability)) {
-      this.pool.ecn[p] = 2;
+      this.pool.setEcn(p, 2);
       this.ecnMarks++;
     }
   }
@@ -284,7 +284,7 @@ export abstract class PacketNetwork {
       if (ready <= now) {
         this.rr[host] = (index + 1) % n;
         const p = conn.nextPacket(now);
-        this.pool.hop[p] = this.forwardAt[conn.id]!;
+        this.pool.setHop(p, this.forwardAt[conn.id]!);
         return p;
       }
       if (ready < wake) wake = ready;
@@ -299,7 +299,7 @@ export abstract class PacketNetwork {
   /** EV_ARRIVE: a packet reached the end of its current hop. */
   protected onArrive(p: number): void {
     const pool = this.pool;
-    const hop = pool.hop[p]!;
+    const hop = pool.hop(p);
     const link = this.routeLinks[hop]!;
     const lossy = this.lossProbability;
     if (lossy !== null) {
@@ -322,9 +322,9 @@ export abstract class PacketNetwork {
       return;
     }
     const out = this.routeLinks[hop + 1]!;
-    pool.hop[p] = hop + 1;
-    const cls = pool.cls[p]!;
-    const wire = pool.wire[p]!;
+    pool.setHop(p, hop + 1);
+    const cls = pool.cls(p);
+    const wire = pool.wire(p);
     const buffers = this.buffers;
     if (cls === CLS_LOSSLESS && this.stormed[out] === 1) {
       // A stormed queue takes nothing while the watchdog holds it (SONiC/Junos "drop" action).
@@ -337,7 +337,7 @@ export abstract class PacketNetwork {
     let admitted: number;
     if (cls === CLS_LOSSLESS) {
       admitted = buffers.admitLossless(node, link, wire);
-      pool.ingress[p] = link;
+      pool.setIngress(p, link);
     } else if (cls === CLS_LOSSY) {
       admitted = buffers.admitLossy(node, this.queues.classBytes[out * CLASS_COUNT + cls]!, wire);
     } else {

@@ -70,7 +70,7 @@ export class Harness implements SimContext {
     ts: number,
   ): number {
     const p = this.pool.alloc(0, kind, cls, seq, 0, 64, ts);
-    this.pool.ecn[p] = ecnEcho;
+    this.pool.setEcn(p, ecnEcho);
     this.pendingAcks.push(p);
     return p;
   }
@@ -81,7 +81,7 @@ export class Harness implements SimContext {
   takeAcks(): { ack: number; sack: number[] }[] {
     const out = this.pendingAcks.map((p) => {
       const blocks = Array.from(this.pool.sack.subarray(6 * p, 6 * p + 6));
-      const result = { ack: this.pool.seq[p]!, sack: blocks };
+      const result = { ack: this.pool.seq(p), sack: blocks };
       this.pool.free(p);
       return result;
     });
@@ -98,7 +98,7 @@ export class Harness implements SimContext {
     while (this.conn.readiness(this.now) <= this.now) {
       if (out.length > 100_000) throw new Error('the sender never stops sending');
       const p = this.conn.nextPacket(this.now);
-      out.push({ seq: this.pool.seq[p]!, len: this.pool.payload[p]!, atPs: this.now });
+      out.push({ seq: this.pool.seq(p), len: this.pool.payload(p), atPs: this.now });
       this.pool.free(p);
     }
     return out;
@@ -169,11 +169,11 @@ export class Harness implements SimContext {
         const ready = this.conn.readiness(this.now);
         if (ready > this.now) return ready;
         const p = this.conn.nextPacket(this.now);
-        const len = this.pool.payload[p]!;
+        const len = this.pool.payload(p);
         const serial = ((len + 40) * 8e12) / o.rateBps;
         const start = Math.max(this.now, queueFreePs);
         const backlogBytes = ((start - this.now) * o.rateBps) / 8e12;
-        if (backlogBytes + len > o.bufferBytes || o.drop?.(this.pool.seq[p]!, sentPackets)) this.pool.free(p);
+        if (backlogBytes + len > o.bufferBytes || o.drop?.(this.pool.seq(p), sentPackets)) this.pool.free(p);
         else {
           queueFreePs = start + serial;
           push(queueFreePs + o.oneWayPs, true, p);

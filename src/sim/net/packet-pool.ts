@@ -1,72 +1,135 @@
 /**
- * Every packet in flight lives in these parallel typed arrays and is named by its index; freed
- * slots go on a free list, so the steady state allocates nothing. The arrays double when the
- * number of packets in flight reaches a new peak.
+ * Every packet in flight lives in one 64-byte record, named by its index: a switch that forwards
+ * a packet touches one cache line, not one per field (with 140,000 packets in flight on the
+ * 432-host permutation the fields spread over ~15 MB, so every field was a cache miss of its
+ * own). The record is seen through an Int32 view (fields below) and a Float64 view (the stream
+ * offset and timestamp); SACK blocks, read only on ACKs, are apart. Freed records go on a free
+ * list, so the steady state allocates nothing; the buffer doubles when the number of packets in
+ * flight reaches a new peak.
  */
 export const KIND_DATA = 0;
 export const KIND_ACK = 1;
 export const KIND_NAK = 2;
 export const KIND_CNP = 3;
 
+/** Int32 words and Float64 words per record (64 bytes). */
+const INT_SHIFT = 4;
+const FLOAT_SHIFT = 3;
+// Int32 fields.
+const HOP = 0;
+const WIRE = 1;
+const CONN = 2;
+const NEXT = 3;
+/** kind | class << 8 | ECN << 16 */
+const META = 4;
+const PAYLOAD = 5;
+const INGRESS = 6;
+// Float64 fields (after the 8 ints: words 4 and 5 of the record's 8).
+const SEQ = 4;
+const TS = 5;
+
 export class PacketPool {
-  conn: Int32Array;
-  kind: Uint8Array;
-  cls: Uint8Array;
-  /** DATA: byte offset of the payload; ACK/NAK: the cumulative byte acknowledged or expected. */
-  seq: Float64Array;
-  payload: Int32Array;
-  wire: Int32Array;
-  /** Where the packet is on its route: an index into the network's route table (PacketNetwork.routeLinks), the link it is crossing. */
-  hop: Int32Array;
-  /** The switch ingress link the packet is buffered against (PFC accounting), or -1. */
-  ingress: Int32Array;
-  ecn: Uint8Array;
-  /** DATA: send time (TCP timestamp option); ACK: the echoed timestamp. */
-  ts: Float64Array;
+  private buffer: ArrayBuffer;
+  private ints: Int32Array;
+  private floats: Float64Array;
   /** ACK: up to three SACK blocks (start, end) at [6p .. 6p+5]; start == end means none. */
   sack: Float64Array;
-  next: Int32Array;
+  private capacity: number;
   private freeHead = -1;
   private used = 0;
   inUse = 0;
   peakInUse = 0;
 
   constructor(capacity = 4096) {
-    this.conn = new Int32Array(capacity);
-    this.kind = new Uint8Array(capacity);
-    this.cls = new Uint8Array(capacity);
-    this.seq = new Float64Array(capacity);
-    this.payload = new Int32Array(capacity);
-    this.wire = new Int32Array(capacity);
-    this.hop = new Int32Array(capacity);
-    this.ingress = new Int32Array(capacity);
-    this.ecn = new Uint8Array(capacity);
-    this.ts = new Float64Array(capacity);
+    this.capacity = capacity;
+    this.buffer = new ArrayBuffer(capacity << (INT_SHIFT + 2));
+    this.ints = new Int32Array(this.buffer);
+    this.floats = new Float64Array(this.buffer);
     this.sack = new Float64Array(6 * capacity);
-    this.next = new Int32Array(capacity);
+  }
+
+  /** The connection the packet belongs to. */
+  conn(p: number): number {
+    return this.ints[(p << INT_SHIFT) + CONN]!;
+  }
+
+  kind(p: number): number {
+    return this.ints[(p << INT_SHIFT) + META]! & 0xff;
+  }
+
+  /** Traffic class (switch priority). */
+  cls(p: number): number {
+    return (this.ints[(p << INT_SHIFT) + META]! >> 8) & 0xff;
+  }
+
+  /** ECN codepoint: 0 not ECN-capable, 1 capable, 2 congestion experienced (or, on a control packet, the echo). */
+  ecn(p: number): number {
+    return this.ints[(p << INT_SHIFT) + META]! >> 16;
+  }
+
+  setEcn(p: number, ecn: number): void {
+    const at = (p << INT_SHIFT) + META;
+    this.ints[at] = (this.ints[at]! & 0xffff) | (ecn << 16);
+  }
+
+  /** DATA: payload bytes. */
+  payload(p: number): number {
+    return this.ints[(p << INT_SHIFT) + PAYLOAD]!;
+  }
+
+  /** Bytes on the wire (headers and framing included). */
+  wire(p: number): number {
+    return this.ints[(p << INT_SHIFT) + WIRE]!;
+  }
+
+  /** Where the packet is on its route: an index into the network's route table (PacketNetwork.routeLinks). */
+  hop(p: number): number {
+    return this.ints[(p << INT_SHIFT) + HOP]!;
+  }
+
+  setHop(p: number, hop: number): void {
+    this.ints[(p << INT_SHIFT) + HOP] = hop;
+  }
+
+  /** The switch ingress link the packet is buffered against (PFC accounting), or -1. */
+  ingress(p: number): number {
+    return this.ints[(p << INT_SHIFT) + INGRESS]!;
+  }
+
+  setIngress(p: number, link: number): void {
+    this.ints[(p << INT_SHIFT) + INGRESS] = link;
+  }
+
+  /** The next packet in the queue the packet waits in (port-queues.ts), -1 at the tail. */
+  next(p: number): number {
+    return this.ints[(p << INT_SHIFT) + NEXT]!;
+  }
+
+  setNext(p: number, next: number): void {
+    this.ints[(p << INT_SHIFT) + NEXT] = next;
+  }
+
+  /** DATA: byte offset of the payload; ACK/NAK: the cumulative byte acknowledged or expected. */
+  seq(p: number): number {
+    return this.floats[(p << FLOAT_SHIFT) + SEQ]!;
+  }
+
+  /** DATA: send time (TCP timestamp option); ACK: the echoed timestamp. */
+  ts(p: number): number {
+    return this.floats[(p << FLOAT_SHIFT) + TS]!;
   }
 
   private grow(): void {
-    const n = this.conn.length * 2;
-    const g = <T extends Int32Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T): T => {
-      const fresh = make(n);
-      fresh.set(old);
-      return fresh;
-    };
-    this.conn = g(this.conn, (k) => new Int32Array(k));
-    this.kind = g(this.kind, (k) => new Uint8Array(k));
-    this.cls = g(this.cls, (k) => new Uint8Array(k));
-    this.seq = g(this.seq, (k) => new Float64Array(k));
-    this.payload = g(this.payload, (k) => new Int32Array(k));
-    this.wire = g(this.wire, (k) => new Int32Array(k));
-    this.hop = g(this.hop, (k) => new Int32Array(k));
-    this.ingress = g(this.ingress, (k) => new Int32Array(k));
-    this.ecn = g(this.ecn, (k) => new Uint8Array(k));
-    this.ts = g(this.ts, (k) => new Float64Array(k));
-    const sack = new Float64Array(6 * n);
+    const capacity = this.capacity * 2;
+    const buffer = new ArrayBuffer(capacity << (INT_SHIFT + 2));
+    new Uint8Array(buffer).set(new Uint8Array(this.buffer));
+    this.buffer = buffer;
+    this.ints = new Int32Array(buffer);
+    this.floats = new Float64Array(buffer);
+    const sack = new Float64Array(6 * capacity);
     sack.set(this.sack);
     this.sack = sack;
-    this.next = g(this.next, (k) => new Int32Array(k));
+    this.capacity = capacity;
   }
 
   alloc(
@@ -81,29 +144,31 @@ export class PacketPool {
     let p: number;
     if (this.freeHead >= 0) {
       p = this.freeHead;
-      this.freeHead = this.next[p]!;
+      this.freeHead = this.ints[(p << INT_SHIFT) + NEXT]!;
     } else {
-      if (this.used === this.conn.length) this.grow();
+      if (this.used === this.capacity) this.grow();
       p = this.used++;
     }
-    this.conn[p] = conn;
-    this.kind[p] = kind;
-    this.cls[p] = cls;
-    this.seq[p] = seq;
-    this.payload[p] = payload;
-    this.wire[p] = wire;
-    this.hop[p] = 0;
-    this.ingress[p] = -1;
-    this.ecn[p] = 0;
-    this.ts[p] = ts;
-    this.sack.fill(0, 6 * p, 6 * p + 6);
-    this.next[p] = -1;
+    const i = p << INT_SHIFT;
+    const ints = this.ints;
+    ints[i + HOP] = 0;
+    ints[i + WIRE] = wire;
+    ints[i + CONN] = conn;
+    ints[i + NEXT] = -1;
+    ints[i + META] = kind | (cls << 8);
+    ints[i + PAYLOAD] = payload;
+    ints[i + INGRESS] = -1;
+    const f = p << FLOAT_SHIFT;
+    this.floats[f + SEQ] = seq;
+    this.floats[f + TS] = ts;
+    // Only control packets carry SACK blocks (and only they are read for them).
+    if (kind !== KIND_DATA) this.sack.fill(0, 6 * p, 6 * p + 6);
     if (++this.inUse > this.peakInUse) this.peakInUse = this.inUse;
     return p;
   }
 
   free(p: number): void {
-    this.next[p] = this.freeHead;
+    this.ints[(p << INT_SHIFT) + NEXT] = this.freeHead;
     this.freeHead = p;
     this.inUse--;
   }

@@ -246,7 +246,7 @@ export class PriorityFlowControl {
     const from = this.linkFrom[link]!;
     for (let i = 0; i < waiting.length; i++) {
       const p = this.queues.dequeue(link, CLS_LOSSLESS);
-      this.buffers.release(from, CLS_LOSSLESS, this.pool.ingress[p]!, this.pool.wire[p]!);
+      this.buffers.release(from, CLS_LOSSLESS, this.pool.ingress(p), this.pool.wire(p));
       this.pool.free(p);
     }
     this.net.drops += waiting.length;
@@ -272,7 +272,7 @@ export class PriorityFlowControl {
         (this.stormHeld[link] === 1 ||
           (this.isHost[this.linkTo[link]!] === 0 && this.buffers.pauseSent[link] === 1)),
       packets: (link) => this.queues.packetsOf(link, CLS_LOSSLESS),
-      ingressOf: (p) => this.pool.ingress[p]!,
+      ingressOf: (p) => this.pool.ingress(p),
     });
   }
 
@@ -291,8 +291,8 @@ export class PriorityFlowControl {
         for (const link of links) {
           formed = Math.max(formed, this.pauseStart[link]!);
           for (const p of this.queues.packetsOf(link, CLS_LOSSLESS)) {
-            bytes += this.pool.wire[p]!;
-            conns.add(this.pool.conn[p]!);
+            bytes += this.pool.wire(p);
+            conns.add(this.pool.conn(p));
           }
         }
         record = {

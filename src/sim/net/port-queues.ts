@@ -28,12 +28,12 @@ export class PortQueues {
   enqueue(link: number, cls: number, p: number): void {
     const q = link * CLASS_COUNT + cls;
     const pool = this.pool;
-    pool.next[p] = -1;
+    pool.setNext(p, -1);
     const tail = this.tail[q]!;
     if (tail < 0) this.head[q] = p;
-    else pool.next[tail] = p;
+    else pool.setNext(tail, p);
     this.tail[q] = p;
-    const wire = pool.wire[p]!;
+    const wire = pool.wire(p);
     this.classBytes[q] = this.classBytes[q]! + wire;
     const total = this.portBytes[link]! + wire;
     this.portBytes[link] = total;
@@ -45,10 +45,10 @@ export class PortQueues {
     const q = link * CLASS_COUNT + cls;
     const pool = this.pool;
     const p = this.head[q]!;
-    const next = pool.next[p]!;
+    const next = pool.next(p);
     this.head[q] = next;
     if (next < 0) this.tail[q] = -1;
-    const wire = pool.wire[p]!;
+    const wire = pool.wire(p);
     this.classBytes[q] = this.classBytes[q]! - wire;
     this.portBytes[link] = this.portBytes[link]! - wire;
     return p;
@@ -66,7 +66,7 @@ export class PortQueues {
   /** Packets of one class waiting on `link`, head first (a copy: the caller may dequeue). */
   packetsOf(link: number, cls: number): number[] {
     const out: number[] = [];
-    for (let p = this.head[link * CLASS_COUNT + cls]!; p >= 0; p = this.pool.next[p]!) out.push(p);
+    for (let p = this.head[link * CLASS_COUNT + cls]!; p >= 0; p = this.pool.next(p)) out.push(p);
     return out;
   }
 

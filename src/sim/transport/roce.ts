@@ -100,7 +100,7 @@ export class RoceConnection extends Connection {
     if (this.sndNxt > this.sndMax) this.sndMax = this.sndNxt;
     this.nextSendPs = now + Math.ceil((wire * 8e12) / this.rateBps);
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
-    this.ctx.pool.ecn[p] = 1;
+    this.ctx.pool.setEcn(p, 1);
     if (this.firstSendPs < 0) this.firstSendPs = now;
     if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.config.retransmitTimeoutPs);
     const d = this.config.dcqcn;
@@ -177,13 +177,13 @@ export class RoceConnection extends Connection {
 
   onControl(p: number): void {
     const pool = this.ctx.pool;
-    const kind = pool.kind[p];
+    const kind = pool.kind(p);
     const now = this.ctx.now;
     if (kind === KIND_CNP) {
       this.onCnp(now);
       return;
     }
-    const psn = pool.seq[p]!;
+    const psn = pool.seq(p);
     if (psn > this.sndUna) {
       this.sndUna = psn;
       if (this.sndUna >= this.sndMax) this.retransmitTimer.disarm();
@@ -200,7 +200,7 @@ export class RoceConnection extends Connection {
     const ctx = this.ctx;
     const now = ctx.now;
     if (
-      pool.ecn[p] === 2 &&
+      pool.ecn(p) === 2 &&
       now - this.lastCnpPs >= this.config.dcqcn.cnpIntervalPs &&
       this.config.dcqcn.enabled
     ) {
@@ -208,9 +208,9 @@ export class RoceConnection extends Connection {
       ctx.counters.cnps++;
       ctx.sendControl(this, KIND_CNP, CLS_CONTROL, 0, 0, 0);
     }
-    const seq = pool.seq[p]!;
+    const seq = pool.seq(p);
     if (seq === this.expected) {
-      this.expected += pool.payload[p]!;
+      this.expected += pool.payload(p);
       this.nakSent = false;
       this.delivered = this.expected;
       this.lastDeliveryPs = now;

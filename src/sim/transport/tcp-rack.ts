@@ -324,12 +324,12 @@ export class RackTcpConnection extends TcpConnection {
 
   override onControl(p: number): void {
     const pool = this.ctx.pool;
-    const ack = pool.seq[p]!;
+    const ack = pool.seq(p);
     const now = this.ctx.now;
     const cc = this.cc;
     const g = this.segments;
     if (cc.ecnCapable) {
-      const ece = pool.ecn[p] === 1;
+      const ece = pool.ecn(p) === 1;
       if (ece) this.ctx.counters.ecnEchoes++;
       cc.inAckEvent(this.s, ack, this.sndUna, this.sndMax, ece, this.caState !== CA_OPEN);
     }
@@ -342,7 +342,7 @@ export class RackTcpConnection extends TcpConnection {
       if (this.sndNxt < ack) this.sndNxt = ack;
       this.board.prune(ack);
       g.ackTo(ack, this.onDelivered);
-      this.updateRtt(now - pool.ts[p]!);
+      this.updateRtt(now - pool.ts(p));
     }
     let dsack = false;
     const blocks = pool.sack;

@@ -46,8 +46,8 @@ export class TcpReceiver {
   onSegment(p: number): void {
     const pool = this.ctx.pool;
     const conn = this.conn;
-    const seq = pool.seq[p]!;
-    const end = seq + pool.payload[p]!;
+    const seq = pool.seq(p);
+    const end = seq + pool.payload(p);
     const before = this.rcvNxt;
     this.lastSegmentStart = seq;
     if (seq < this.rcvNxt) {
@@ -71,10 +71,10 @@ export class TcpReceiver {
         this.insertOutOfOrder(seq, end);
       }
     }
-    if (this.unacked === 0) this.unackedTs = pool.ts[p]!;
+    if (this.unacked === 0) this.unackedTs = pool.ts(p);
     // Full-sized segments received (a TSO/GRO packet counts all of its own).
     this.unacked += end - seq > this.config.mssBytes ? Math.ceil((end - seq) / this.config.mssBytes) : 1;
-    if (pool.ecn[p] === 2) this.unackedCe = 1;
+    if (pool.ecn(p) === 2) this.unackedCe = 1;
     const inOrder = this.rcvNxt > before && this.outOfOrder.length === 0;
     // RFC 5681 4.2 (Linux ICSK_ACK_NOW): an ACK at once when a segment fills the last gap.
     let ackNow = !inOrder || hadHoles || this.unacked >= this.config.ackEvery;

@@ -286,7 +286,7 @@ export class TcpConnection extends Connection {
         ? tcpWireBytes(len)
         : tcpWireBytes(len) + (Math.ceil(len / mss) - 1) * (tcpWireBytes(mss) - mss);
     const p = this.ctx.pool.alloc(this.id, KIND_DATA, this.cls, seq, len, wire, now);
-    if (this.cc.ecnCapable) this.ctx.pool.ecn[p] = 1;
+    if (this.cc.ecnCapable) this.ctx.pool.setEcn(p, 1);
     if (this.firstSendPs < 0) this.firstSendPs = now;
     this.lastDataSentPs = now;
     if (!this.retransmitTimer.armed) this.retransmitTimer.arm(now + this.rto);
@@ -398,13 +398,13 @@ export class TcpConnection extends Connection {
 
   onControl(p: number): void {
     const pool = this.ctx.pool;
-    const ack = pool.seq[p]!;
+    const ack = pool.seq(p);
     const now = this.ctx.now;
     const mss = this.config.mssBytes;
     const cc = this.cc;
     const owns = cc.controlsWindow;
     if (cc.ecnCapable) {
-      const ece = pool.ecn[p] === 1;
+      const ece = pool.ecn(p) === 1;
       if (ece) this.ctx.counters.ecnEchoes++;
       cc.inAckEvent(this.s, ack, this.sndUna, this.sndMax, ece, this.inRecovery);
     }
@@ -418,7 +418,7 @@ export class TcpConnection extends Connection {
       if (this.sndNxt < ack) this.sndNxt = ack;
       if (sack) this.board.prune(ack);
       if (segs !== null) segs.ackTo(ack, noop);
-      this.updateRtt(now - pool.ts[p]!);
+      this.updateRtt(now - pool.ts(p));
       if (ack >= this.recover) this.afterTimeout = false;
       if (this.inRecovery) {
         if (ack >= this.recover) {
