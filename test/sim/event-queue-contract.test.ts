@@ -1,13 +1,15 @@
 /**
- * One contract for the simulator's two event queues (the packet engine's EventQueue, the fluid
- * engine's bucketed FluidEventQueue), in the manner of hono's and pure-rand's shared suites: events
+ * One contract for the simulator's event queues (the packet engine's calendar EventQueue, with
+ * its default buckets and with tiny ones that push most events through its far heap, that
+ * EventHeap alone, and the fluid engine's bucketed FluidEventQueue), in the manner of hono's and pure-rand's shared suites: events
  * leave in order of time, then of insertion; the arrays grow from a capacity of 2 without losing or
  * reordering anything; events pushed while the queue is being drained (at the current time or later)
  * take their place in that same order. Each queue is driven through a small adapter.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EventQueue } from '../../src/sim/engine/event-queue.js';
+import { EventHeap } from '../../src/sim/engine/event-heap.js';
+import { EventQueue, type CalendarOptions } from '../../src/sim/engine/event-queue.js';
 import { FluidEventQueue } from '../../src/sim/fluid/event-queue.js';
 
 interface QueueUnderTest {
@@ -16,13 +18,33 @@ interface QueueUnderTest {
   drain(onPop: (time: number, payload: number) => void): void;
 }
 
+const calendar = (options: CalendarOptions) => (): QueueUnderTest => {
+  const q = new EventQueue(2, options);
+  return {
+    push: (time, payload) => q.push(time, 1, payload),
+    drain: (onPop) => {
+      while (q.pop()) {
+        expect(q.type).toBe(1);
+        onPop(q.time, q.payload);
+      }
+    },
+  };
+};
+
 const queues: Record<string, () => QueueUnderTest> = {
-  EventQueue: () => {
-    const q = new EventQueue(2);
+  EventQueue: calendar({}),
+  // Buckets of 1 ps and a window of 32: most events start beyond the window, in the heap, and
+  // move into buckets as the window reaches them; the window wraps round several times.
+  'EventQueue (a 32 ps window)': calendar({ bucketPs: 1, buckets: 32 }),
+  // Buckets of 3 ps: several times in one bucket's sorted list, out of insertion order.
+  'EventQueue (3 ps buckets)': calendar({ bucketPs: 3, buckets: 64 }),
+  EventHeap: () => {
+    const q = new EventHeap(1);
+    let order = 0;
     return {
-      push: (time, payload) => q.push(time, 1, payload),
+      push: (time, payload) => q.push(time, order++, payload),
       drain: (onPop) => {
-        while (q.pop()) onPop(q.time, q.payload);
+        while (q.pop()) onPop(q.time, q.item);
       },
     };
   },
