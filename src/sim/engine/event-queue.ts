@@ -5,11 +5,11 @@
  *
  * A calendar queue (Brown, CACM 31(10), 1988) in front of a heap: time is cut into buckets of
  * `bucketPs`, and the `buckets` buckets from the current one on (the window) each hold their
- * events in a list sorted by (time, order); events beyond the window wait in a binary heap
+ * events in a list, in (time, order) by the time it is drained; events beyond the window wait in a binary heap
  * (event-heap.ts) and move into their bucket when the window reaches them. A packet's events
- * fall within a few microseconds, so nearly every push appends to a short list and every pop
- * takes a list's head, where a heap of 6,000 pending events sifted through 13 levels (the
- * largest cost of the 432-host permutation, docs/PERFORMANCE.md). A bitmap of non-empty buckets
+ * fall within a few microseconds, so a push appends to a bucket's list, the list is sorted once
+ * when the queue reaches it, and a pop takes a list's head, where a heap of 6,000 pending events
+ * sifted through 13 levels (the largest cost of the 432-host permutation, docs/PERFORMANCE.md). A bitmap of non-empty buckets
  * finds the next event across empty ones 32 buckets at a time. The order is exactly the heap's.
  * No allocation per push or pop once the arrays have grown to the peak number of pending events.
  */
@@ -39,6 +39,13 @@ export class EventQueue {
   private readonly tail: Int32Array;
   /** Bit k of word w: bucket slot 32w + k holds events. */
   private readonly occupied: Int32Array;
+  /**
+   * The slot whose list is sorted and being drained (-1: none). Other buckets take events in
+   * push order and are sorted once, when the queue reaches them: most pushes then append, where
+   * keeping every list sorted on insert walked half of them (events cluster at the same instants).
+   */
+  private sortedSlot = -1;
+  private scratch = new Int32Array(64);
   // Event records, chained per bucket; freed ones on a free list.
   private times: Float64Array;
   private orders: Float64Array;
@@ -101,12 +108,14 @@ export class EventQueue {
       this.current += ahead;
       this.admitFar();
     }
+    if (slot !== this.sortedSlot) this.sortBucket(slot);
     const r = this.head[slot]!;
     const next = this.next[r]!;
     this.head[slot] = next;
     if (next < 0) {
       this.tail[slot] = -1;
       this.occupied[slot >> 5] = this.occupied[slot >> 5]! & ~(1 << (slot & 31));
+      this.sortedSlot = -1;
     }
     this.inBuckets--;
     this.time = this.times[r]!;
@@ -120,7 +129,9 @@ export class EventQueue {
 
   peekTime(): number {
     if (this.inBuckets === 0) return this.far.peekTime();
-    return this.times[this.head[this.nextOccupied(this.current & this.mask)]!]!;
+    const slot = this.nextOccupied(this.current & this.mask);
+    if (slot !== this.sortedSlot) this.sortBucket(slot);
+    return this.times[this.head[slot]!]!;
   }
 
   /** Files an event in its bucket's list, after every event before it in (time, order). */
@@ -148,7 +159,7 @@ export class EventQueue {
       this.occupied[slot >> 5] = this.occupied[slot >> 5]! | (1 << (slot & 31));
       return;
     }
-    if (times[last]! < time || (times[last]! === time && orders[last]! < order)) {
+    if (slot !== this.sortedSlot || times[last]! < time || (times[last]! === time && orders[last]! < order)) {
       next[r] = -1;
       next[last] = r;
       this.tail[slot] = r;
@@ -163,6 +174,40 @@ export class EventQueue {
     next[r] = at;
     if (before < 0) this.head[slot] = r;
     else next[before] = r;
+  }
+
+  /** Sorts a bucket's list by (time, order), before its first event leaves. */
+  private sortBucket(slot: number): void {
+    const times = this.times;
+    const orders = this.orders;
+    const next = this.next;
+    let n = 0;
+    for (let r = this.head[slot]!; r >= 0; r = next[r]!) {
+      if (n === this.scratch.length) {
+        const grown = new Int32Array(2 * n);
+        grown.set(this.scratch);
+        this.scratch = grown;
+      }
+      this.scratch[n++] = r;
+    }
+    const a = this.scratch;
+    // Insertion sort: a bucket holds a few events, mostly in order already.
+    for (let i = 1; i < n; i++) {
+      const r = a[i]!;
+      const t = times[r]!;
+      const o = orders[r]!;
+      let j = i - 1;
+      while (j >= 0 && (times[a[j]!]! > t || (times[a[j]!]! === t && orders[a[j]!]! > o))) {
+        a[j + 1] = a[j]!;
+        j--;
+      }
+      a[j + 1] = r;
+    }
+    for (let i = 0; i + 1 < n; i++) next[a[i]!] = a[i + 1]!;
+    next[a[n - 1]!] = -1;
+    this.head[slot] = a[0]!;
+    this.tail[slot] = a[n - 1]!;
+    this.sortedSlot = slot;
   }
 
   /** Moves the far events the window now covers into their buckets. */
