@@ -86,7 +86,8 @@ export class EventQueue {
   }
 
   push(time: number, type: number, payload: number): void {
-    if (payload >= MAX_PAYLOAD) throw new Error(`internal: event payload ${payload} does not fit the queue's entry`);
+    if (payload >= MAX_PAYLOAD)
+      throw new Error(`internal: event payload ${payload} does not fit the queue's entry`);
     const order = this.nextOrder++;
     const item = payload * (TYPE_MASK + 1) + type;
     const bucket = Math.floor(time * this.invWidth);
