@@ -1,4 +1,4 @@
-/** Discrete-event engine: integer picosecond clock and a typed-array event heap. */
+/** Discrete-event engine: integer picosecond clock and a calendar event queue (over a typed-array heap for the far future). */
 export { EventQueue } from './event-queue.js';
 export {
   PS_PER_NS,
