@@ -135,16 +135,14 @@ async function testbed(cc, loss) {
     // The kernel's own count of retransmission timeouts over the run (nstat), beside the simulator's.
     const after = await lib.testbed.tcpCounters(namespaces);
     const row = JSON.parse(run.stdout).metrics.rows[0];
-    // Every drop in the switch: each port's bfifos (10: the buffer, 20: the loss class) and, on a
-    // faulty port, those of its hop uK (the host's traffic into the switch). Only the bfifo lines:
-    // htb's own line repeats its children's drops.
+    // Every drop in the switch: each port's bfifos and, on a faulty port, those of its hop uK (the
+    // host's traffic into the switch).
     const drops = [...Array(hosts).keys()].reduce((sum, h) => {
       for (const dev of [`p${h}`, `u${h}`]) {
         const out = spawnSync('tc', ['-n', `${name}-sw`, '-s', 'qdisc', 'show', 'dev', dev], {
           encoding: 'utf8',
         }).stdout;
-        for (const m of out.matchAll(/qdisc bfifo [^\n]*\n\s*Sent \d+ bytes \d+ pkt \(dropped (\d+)/g))
-          sum += Number(m[1]);
+        sum += lib.testbed.bfifoDrops(out);
       }
       return sum;
     }, 0);

@@ -30,6 +30,7 @@ import {
   type IncastSimSettings,
 } from './incast-sim.js';
 import { MAX_HOSTS, hostAddress, switchPort } from './names.js';
+import { bfifoDrops, parseQdiscDrops } from './port.js';
 import { readState } from './state.js';
 import { testbedUp, validateSpec } from './up.js';
 
@@ -184,12 +185,11 @@ async function slowStartAfterIdle(namespaces: readonly string[]): Promise<boolea
  */
 async function portDrops(switchNs: string): Promise<number> {
   const { stdout } = await run('tc', ['-n', switchNs, '-s', 'qdisc', 'show', 'dev', switchPort(0)]);
-  const fifo = /qdisc bfifo[\s\S]*?\(dropped (\d+)/.exec(stdout);
-  if (!fifo)
+  if (!parseQdiscDrops(stdout).some((q) => q.kind === 'bfifo'))
     throw new EnvironmentError(
       `tc -s qdisc show dev ${switchPort(0)} in ${switchNs}: no bfifo counters in its output`,
     );
-  return Number(fifo[1]);
+  return bfifoDrops(stdout);
 }
 
 /** The senders' TCP counters (nstat: the namespace's /proc/net/snmp and netstat): retransmitted segments, RTOs, loss probes. */

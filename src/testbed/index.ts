@@ -33,6 +33,7 @@ export {
   type LeafFault,
 } from './faults.js';
 export { readState, stateDir, type TestbedState } from './state.js';
+export { bfifoDrops, parseQdiscDrops, type QdiscDrops } from './port.js';
 export { listNamespaces, requireNamespaces } from './exec.js';
 export { createCpuCgroup, findCpuController, type CpuController } from './cgroup.js';
 export {

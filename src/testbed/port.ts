@@ -143,3 +143,28 @@ export async function clearEgress(ns: string, dev: string): Promise<void> {
 export async function setMtu(ns: string, devs: readonly string[], mtu: number): Promise<void> {
   for (const dev of devs) await run('ip', ['-n', ns, 'link', 'set', 'dev', dev, 'mtu', String(mtu)]);
 }
+
+/** One qdisc's line of `tc -s qdisc show`: its kind, handle and `dropped` counter. */
+export interface QdiscDrops {
+  kind: string;
+  handle: string;
+  dropped: number;
+}
+
+/**
+ * The `dropped` counter of every qdisc in the output of `tc -s qdisc show` (each qdisc's line,
+ * then its `Sent ... (dropped N, ...)` line).
+ */
+export function parseQdiscDrops(text: string): QdiscDrops[] {
+  const out: QdiscDrops[] = [];
+  for (const m of text.matchAll(/qdisc (\S+) (\S+) [^\n]*\n\s*Sent \d+ bytes \d+ pkt \(dropped (\d+)/g))
+    out.push({ kind: m[1]!, handle: m[2]!, dropped: Number(m[3]) });
+  return out;
+}
+
+/**
+ * Frames a port's bfifos dropped, from `tc -s qdisc show` output: the port's buffer (10:) and its
+ * loss class (20:) both count there. Only the bfifo lines: htb's own line repeats its children's.
+ */
+export const bfifoDrops = (text: string): number =>
+  parseQdiscDrops(text).reduce((sum, q) => (q.kind === 'bfifo' ? sum + q.dropped : sum), 0);

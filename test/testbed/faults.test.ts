@@ -11,7 +11,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listNamespaces, testbedDown } from '../../src/testbed/index.js';
+import { listNamespaces, parseQdiscDrops, testbedDown } from '../../src/testbed/index.js';
 import { which } from '../bench/helpers.js';
 import { CLI_PATH, runCli } from '../helpers/run-cli.js';
 
@@ -46,11 +46,9 @@ function qdiscDrops(dev: string, handle: string): number {
   const text = spawnSync('tc', ['-n', `${NAME}-sw`, '-s', 'qdisc', 'show', 'dev', dev], {
     encoding: 'utf8',
   }).stdout;
-  const match = new RegExp(
-    `qdisc \\w+ ${handle} [^\\n]*\\n\\s*Sent \\d+ bytes \\d+ pkt \\(dropped (\\d+)`,
-  ).exec(text);
-  if (!match) throw new Error(`no qdisc ${handle} on ${dev}:\n${text}`);
-  return Number(match[1]);
+  const qdisc = parseQdiscDrops(text).find((q) => q.handle === handle);
+  if (!qdisc) throw new Error(`no qdisc ${handle} on ${dev}:\n${text}`);
+  return qdisc.dropped;
 }
 
 function nstatCounter(namespace: string, counter: string): number {
