@@ -7,6 +7,7 @@
  * Simulator built on top of it.
  */
 import { createRng, type Rng } from '../core/rng.js';
+import { grownInt32 } from './engine/index.js';
 import { EV_ARRIVE, EV_HOST_WAKE, EV_TX_DONE } from './event-kinds.js';
 import { ADMIT_DROP, SwitchBuffers, type BufferConfig } from './net/buffers.js';
 import { PacketPool } from './net/packet-pool.js';
@@ -147,21 +148,13 @@ export abstract class PacketNetwork {
     const need = this.routeLinksUsed + conn.forward.length + conn.reverse.length;
     if (need > this.routeLinks.length) {
       const size = Math.max(need, this.routeLinks.length * 2);
-      const grown = new Int32Array(size);
-      grown.set(this.routeLinks);
-      this.routeLinks = grown;
-      const owner = new Int32Array(size);
-      owner.set(this.routeOwner);
-      this.routeOwner = owner;
+      this.routeLinks = grownInt32(this.routeLinks, size);
+      this.routeOwner = grownInt32(this.routeOwner, size);
     }
     if (conn.id >= this.forwardAt.length) {
       const size = Math.max(conn.id + 1, this.forwardAt.length * 2);
-      const forwardAt = new Int32Array(size);
-      forwardAt.set(this.forwardAt);
-      this.forwardAt = forwardAt;
-      const reverseAt = new Int32Array(size);
-      reverseAt.set(this.reverseAt);
-      this.reverseAt = reverseAt;
+      this.forwardAt = grownInt32(this.forwardAt, size);
+      this.reverseAt = grownInt32(this.reverseAt, size);
     }
     const at = this.routeLinksUsed;
     this.forwardAt[conn.id] = at;

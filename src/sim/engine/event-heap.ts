@@ -5,6 +5,8 @@
  * 32-byte span), its item in an Int32Array. No allocation per push or pop once the arrays have
  * grown to the peak number of entries.
  */
+import { grownFloat64, grownInt32 } from './grow.js';
+
 export class EventHeap {
   /** keys[2i] is entry i's time, keys[2i + 1] its order. */
   private keys: Float64Array;
@@ -25,12 +27,8 @@ export class EventHeap {
   }
 
   private grow(): void {
-    const keys = new Float64Array(this.keys.length * 2);
-    keys.set(this.keys);
-    const items = new Int32Array(this.items.length * 2);
-    items.set(this.items);
-    this.keys = keys;
-    this.items = items;
+    this.keys = grownFloat64(this.keys, this.keys.length * 2);
+    this.items = grownInt32(this.items, this.items.length * 2);
   }
 
   push(time: number, order: number, item: number): void {

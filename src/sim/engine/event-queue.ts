@@ -14,6 +14,7 @@
  * No allocation per push or pop once the arrays have grown to the peak number of pending events.
  */
 import { EventHeap } from './event-heap.js';
+import { grownFloat64, grownInt32 } from './grow.js';
 
 /** Types fit in 4 bits; payloads (packet, link, connection or slot indices) below 2^27. */
 const TYPE_BITS = 4;
@@ -184,11 +185,7 @@ export class EventQueue {
     const next = this.next;
     let n = 0;
     for (let r = this.head[slot]!; r >= 0; r = next[r]!) {
-      if (n === this.scratch.length) {
-        const grown = new Int32Array(2 * n);
-        grown.set(this.scratch);
-        this.scratch = grown;
-      }
+      if (n === this.scratch.length) this.scratch = grownInt32(this.scratch, 2 * n);
       this.scratch[n++] = r;
     }
     const a = this.scratch;
@@ -237,17 +234,9 @@ export class EventQueue {
 
   private grow(): void {
     const n = this.next.length * 2;
-    const times = new Float64Array(n);
-    times.set(this.times);
-    this.times = times;
-    const orders = new Float64Array(n);
-    orders.set(this.orders);
-    this.orders = orders;
-    const items = new Int32Array(n);
-    items.set(this.items);
-    this.items = items;
-    const next = new Int32Array(n);
-    next.set(this.next);
-    this.next = next;
+    this.times = grownFloat64(this.times, n);
+    this.orders = grownFloat64(this.orders, n);
+    this.items = grownInt32(this.items, n);
+    this.next = grownInt32(this.next, n);
   }
 }

@@ -10,6 +10,7 @@
  * used buckets finds the bucket for a time without a hash map: a batch schedules its follow-ups at
  * a handful of distinct times (now + latency, now + chunk / rate, ...).
  */
+import { grownFloat64, grownInt32 } from '../engine/index.js';
 
 const CACHE_SIZE = 4;
 
@@ -114,9 +115,9 @@ export class FluidEventQueue {
     }
     if (this.evUsed === this.evA.length) {
       const size = this.evA.length * 2;
-      this.evA = grow(this.evA, size);
-      this.evB = grow(this.evB, size);
-      this.evNext = grow(this.evNext, size);
+      this.evA = grownInt32(this.evA, size);
+      this.evB = grownInt32(this.evB, size);
+      this.evNext = grownInt32(this.evNext, size);
     }
     return this.evUsed++;
   }
@@ -129,11 +130,11 @@ export class FluidEventQueue {
     if (bucket === undefined) {
       if (this.bucketUsed === this.bucketHead.length) {
         const size = this.bucketHead.length * 2;
-        this.bucketHead = grow(this.bucketHead, size);
-        this.bucketTail = grow(this.bucketTail, size);
-        this.heap = grow(this.heap, size);
-        this.heapTime = growFloat(this.heapTime, size);
-        this.heapSeq = growFloat(this.heapSeq, size);
+        this.bucketHead = grownInt32(this.bucketHead, size);
+        this.bucketTail = grownInt32(this.bucketTail, size);
+        this.heap = grownInt32(this.heap, size);
+        this.heapTime = grownFloat64(this.heapTime, size);
+        this.heapSeq = grownFloat64(this.heapSeq, size);
       }
       bucket = this.bucketUsed++;
     }
@@ -191,16 +192,4 @@ export class FluidEventQueue {
     heapTime[index] = time;
     heapSeq[index] = seq;
   }
-}
-
-function grow(array: Int32Array, size: number): Int32Array {
-  const bigger = new Int32Array(size);
-  bigger.set(array);
-  return bigger;
-}
-
-function growFloat(array: Float64Array, size: number): Float64Array {
-  const bigger = new Float64Array(size);
-  bigger.set(array);
-  return bigger;
 }

@@ -6,6 +6,8 @@
  * blocks, read only on ACKs, are apart. Freed records go on a free list, so the steady state
  * allocates nothing; the arrays double when the number of packets in flight reaches a new peak.
  */
+import { grownFloat64 } from '../engine/index.js';
+
 export const KIND_DATA = 0;
 export const KIND_ACK = 1;
 export const KIND_NAK = 2;
@@ -124,12 +126,8 @@ export class PacketPool {
     new Uint8Array(buffer).set(new Uint8Array(this.buffer));
     this.buffer = buffer;
     this.ints = new Int32Array(buffer);
-    const floats = new Float64Array(capacity << FLOAT_SHIFT);
-    floats.set(this.floats);
-    this.floats = floats;
-    const sack = new Float64Array(6 * capacity);
-    sack.set(this.sack);
-    this.sack = sack;
+    this.floats = grownFloat64(this.floats, capacity << FLOAT_SHIFT);
+    this.sack = grownFloat64(this.sack, 6 * capacity);
     this.capacity = capacity;
   }
 
