@@ -226,11 +226,19 @@ export class FairShareNetwork {
   }
 
   private fillComponent(seed: number, stamp: number, nowNs: number): void {
-    // Breadth-first over links and the flows on them: the component to refill.
+    // Breadth-first over shared links and the flows on them: the component to refill. A link that
+    // carries one flow (a host port, a NIC's PCIe link in a ring) only caps that flow, so it gets no
+    // entry of its own: each flow pushes one entry, its narrowest such link (ties to the lower
+    // index). Those links' own entries would pop in exactly that order and all but the first would
+    // be stale, so the filling, and every float in it, is the same; a ring's components then hold
+    // a third of the entries.
     const { pool, start, count } = this.lists;
     const ints = this.ints;
     const intShift = this.intShift;
     const compLinks = this.compLinks;
+    const capacity = this.capacity;
+    const heap = this.heap;
+    heap.clear();
     let linkCount = 0;
     compLinks[linkCount++] = seed;
     this.linkStamp[seed] = stamp;
@@ -241,30 +249,50 @@ export class FairShareNetwork {
         if (ints[base + STAMP] === stamp) continue;
         ints[base + STAMP] = stamp;
         const path = ints[base + PATH]!;
+        let ownShare = Infinity;
+        let ownLink = -1;
         for (let q = this.pathOffsets[path]!, last = this.pathOffsets[path + 1]!; q < last; q++) {
           const next = this.pathLinks[q]!;
-          if (this.linkStamp[next] !== stamp) {
+          if (count[next] === 1) {
+            this.linkStamp[next] = stamp;
+            const cap = capacity[next]!;
+            if (cap < ownShare || (cap === ownShare && next < ownLink)) {
+              ownShare = cap;
+              ownLink = next;
+            }
+          } else if (this.linkStamp[next] !== stamp) {
             this.linkStamp[next] = stamp;
             compLinks[linkCount++] = next;
           }
         }
+        if (ownLink >= 0) heap.push(ownShare, ownLink);
       }
     }
     this.componentsFilled++;
 
-    const heap = this.heap;
-    heap.clear();
     for (let i = 0; i < linkCount; i++) {
       const link = compLinks[i]!;
-      this.linkRemaining[link] = this.capacity[link]!;
-      this.linkUnfrozen[link] = count[link]!;
-      heap.push(this.capacity[link]! / count[link]!, link);
+      const flows = count[link]!;
+      if (flows === 1) continue; // the seed, when it carries one flow: that flow pushed it
+      this.linkRemaining[link] = capacity[link]!;
+      this.linkUnfrozen[link] = flows;
+      heap.push(capacity[link]! / flows, link);
     }
     const frozen = ++this.freezeStamp;
     while (heap.size > 0) {
       const share = heap.topShare();
       const link = heap.topLink();
       heap.pop();
+      if (count[link] === 1) {
+        // A flow's own narrowest link: it caps the flow unless a shared link froze it lower.
+        const slot = pool[start[link]!]! >> intShift;
+        const base = slot << intShift;
+        if (ints[base + FROZEN] === frozen) continue;
+        ints[base + FROZEN] = frozen;
+        this.setRate(slot, share, nowNs);
+        this.releaseShares(base, link, share);
+        continue;
+      }
       const unfrozen = this.linkUnfrozen[link]!;
       // Stale entry: the link was already filled, or its share moved and was pushed again.
       if (unfrozen === 0 || share !== this.linkRemaining[link]! / unfrozen) continue;
@@ -275,15 +303,21 @@ export class FairShareNetwork {
         if (ints[base + FROZEN] === frozen) continue;
         ints[base + FROZEN] = frozen;
         this.setRate(slot, share, nowNs);
-        const path = ints[base + PATH]!;
-        for (let q = this.pathOffsets[path]!, last = this.pathOffsets[path + 1]!; q < last; q++) {
-          const other = this.pathLinks[q]!;
-          if (other === link || this.linkUnfrozen[other] === 0) continue;
-          const left = (this.linkRemaining[other] = this.linkRemaining[other]! - share);
-          const stillUnfrozen = --this.linkUnfrozen[other]!;
-          if (stillUnfrozen > 0) heap.push(left / stillUnfrozen, other);
-        }
+        this.releaseShares(base, link, share);
       }
+    }
+  }
+
+  /** A flow froze at `share` on `link`: its other shared links lose it and re-enter the heap. */
+  private releaseShares(base: number, link: number, share: number): void {
+    const count = this.lists.count;
+    const path = this.ints[base + PATH]!;
+    for (let q = this.pathOffsets[path]!, last = this.pathOffsets[path + 1]!; q < last; q++) {
+      const other = this.pathLinks[q]!;
+      if (other === link || count[other] === 1 || this.linkUnfrozen[other] === 0) continue;
+      const left = (this.linkRemaining[other] = this.linkRemaining[other]! - share);
+      const stillUnfrozen = --this.linkUnfrozen[other]!;
+      if (stillUnfrozen > 0) this.heap.push(left / stillUnfrozen, other);
     }
   }
 
