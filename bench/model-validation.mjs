@@ -38,6 +38,9 @@ if (args.has('--json')) {
 
 console.log(`corpus: ${logs.length} logs scored, ${result.clusters} clusters; leave-one-cluster-out re-fits: ${result.clusters} (${seconds.toFixed(1)} s)`);
 for (const log of all.filter((entry) => entry.excluded)) console.log(`not scored: ${log.file} (${log.excluded})`);
+for (const log of logs.filter((entry) => entry.transients))
+  for (const row of log.transients)
+    console.log(`transient row not scored: ${log.file} ${row.sizeBytes} B (out-of-place ${row.outOfPlaceUs} us, in-place ${row.inPlaceUs} us)`);
 console.log('');
 console.log('| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |');
 console.log('|---|---|---|---|---|---|---|---|');

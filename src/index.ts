@@ -281,6 +281,8 @@ export {
   validateModel,
   corpusPredictor,
   corpusFromJson,
+  TRANSIENT_RATIO,
+  type TransientRow,
   type NcclVersionTuning,
   type GpuGeneration,
   type TransportTerms,

@@ -6,8 +6,10 @@
  * 1. rail: every result on one rail fails while some result elsewhere passes;
  * 2. leaf uplink: the pairs crossing one leaf's uplink make at least three quarters of the failing
  *    pairs, fail at more than twice the rate of the other pairs, involve at least two of its hosts
- *    (so it is not one host), and no single-host run of that leaf failed: `{ kind: 'link', id:
- *    'leafN-uplink' }`, no node blamed (a stray failing pair elsewhere is left to the later rules);
+ *    (so it is not one host), and no single-host run of that leaf failed (a host judged only on the
+ *    median of its pairs counts as failed only if a pair inside its leaf fails too; otherwise the
+ *    uplink explains it): `{ kind: 'link', id: 'leafN-uplink' }`, no node blamed (a stray failing
+ *    pair elsewhere is left to the later rules);
  * 3. node: a host whose own run failed (preflight, or a group-testing run beside passing hosts), or that fails with more than half of its partners
  *    (at least two) while most of those partners do fine with everyone else;
  * 4. link: a failing pair whose two hosts are otherwise fine: `a~b`;
@@ -34,6 +36,11 @@ export interface HostOutcome {
   argv: readonly string[];
   rail?: string;
   detail?: string;
+  /**
+   * The verdict is the median over the host's own pair results (the pairs stage), not a run of its
+   * own: a leaf uplink that explains those pairs explains it too.
+   */
+  fromPairs?: boolean;
 }
 
 export interface AttributeInput {
@@ -142,8 +149,19 @@ function uplinkCulprit(
     touching.flatMap((pair) => [pair.a, pair.b]).filter((host) => leafOf[host] === leaf),
   );
   if (leafHosts.size < 2) return false;
-  if (hosts.some((o) => o.kind === 'host' && leafOf[o.host] === leaf && isBad(o.verdict))) return false;
   const crossing = pairList.filter((pair) => crosses(pair, leaf));
+  // A host of this leaf whose own run failed is a node problem the uplink does not explain; one judged
+  // slow only on the median of its pairs is explained when every pair it has inside the leaf passes
+  // (its median is low because most of its partners sit behind the uplink).
+  const leafBad = hosts.filter(
+    (o): o is HostOutcome & { kind: 'host' } =>
+      o.kind === 'host' && leafOf[o.host] === leaf && isBad(o.verdict),
+  );
+  const insideFails = (host: string): boolean =>
+    pairList.some(
+      (pair) => (pair.a === host || pair.b === host) && !crosses(pair, leaf) && isBad(pair.verdict),
+    );
+  if (leafBad.some((o) => o.fromPairs !== true || insideFails(o.host))) return false;
   const others = pairList.filter((pair) => !crosses(pair, leaf));
   const othersFailing = others.filter((pair) => isBad(pair.verdict)).length;
   // The uplink's crossings must fail far more often than the rest, or it is the fabric or the machine.
@@ -152,9 +170,12 @@ function uplinkCulprit(
     othersFailing === 0
       ? 'every pair within a leaf and between other leaves passes'
       : `${othersFailing} of the ${others.length} other pairs fail`;
-  ledger.blame('link', `${leaf}-uplink`, touching, [
-    `${touching.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; ${rest}`,
-  ]);
+  ledger.blame(
+    'link',
+    `${leaf}-uplink`,
+    [...touching, ...leafBad],
+    [`${touching.length} of ${crossing.length} pairs crossing ${leaf}'s uplink fail; ${rest}`],
+  );
   return true;
 }
 

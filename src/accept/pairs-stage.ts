@@ -437,6 +437,7 @@ export async function pairsStage(
         host: host.host,
         verdict: 'slow',
         argv: host.argv,
+        fromPairs: true,
         detail: `median share of the expected rate over its ${host.pairs} pairs ${(host.median * 100).toFixed(0)}%, the hosts' median ${((judgement.fleetMedian ?? 0) * 100).toFixed(0)}% (robust z-score ${(judgement.zScore ?? 0).toFixed(1)})`,
       });
     });

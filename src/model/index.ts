@@ -182,6 +182,8 @@ export {
   validateModel,
   corpusPredictor,
   corpusFromJson,
+  TRANSIENT_RATIO,
+  type TransientRow,
   type Regime,
   type MeasuredRow,
   type CorpusLog,

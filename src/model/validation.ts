@@ -314,6 +314,31 @@ export interface CorpusEntry extends CorpusLog {
   hardware: CorpusHardware;
   /** Why the log is kept but not scored (a run that is not a steady-state measurement). */
   excluded?: string;
+  /** Rows left out of the score as transients (see TRANSIENT_RATIO). */
+  transients?: TransientRow[];
+}
+
+/**
+ * A row whose out-of-place time is more than this many times the in-place time of the same size,
+ * in the same run, is a transient (a warm-up, a one-off stall of the host or the fabric), not the
+ * steady state of the fabric: nccl-tests times both halves back to back on the same buffers' size,
+ * so a healthy run gives two times within a few per cent of each other.
+ */
+export const TRANSIENT_RATIO = 2;
+
+export interface TransientRow {
+  sizeBytes: number;
+  outOfPlaceUs: number;
+  inPlaceUs: number;
+}
+
+function isTransient(outOfPlaceUs: number, inPlaceUs: number | undefined): boolean {
+  return (
+    inPlaceUs !== undefined &&
+    Number.isFinite(inPlaceUs) &&
+    inPlaceUs > 0 &&
+    outOfPlaceUs > TRANSIENT_RATIO * inPlaceUs
+  );
 }
 
 /** Predicts a corpus log as the model would for its hardware, with its forced NCCL_ALGO / NCCL_PROTO. */
@@ -345,7 +370,7 @@ interface CorpusFile {
 
 /**
  * The corpus as the bench and the test read it: each log parsed by aifabric's nccl-tests parser (its
- * out-of-place rows), its cluster the system at one node count. `readLog` returns a log's text from
+ * out-of-place rows, less the transients), its cluster the system at one node count. `readLog` returns a log's text from
  * its `file` entry (`shared:` for ../shared/data/samples/).
  */
 export function corpusFromJson(
@@ -355,7 +380,11 @@ export function corpusFromJson(
     facts: {
       tests: {
         header: { nGpus: number | null; iters: number | null } | null;
-        rows: { sizeBytes: number; outOfPlace: { timeUs: number; busbwGBps: number } }[];
+        rows: {
+          sizeBytes: number;
+          outOfPlace: { timeUs: number; busbwGBps: number };
+          inPlace?: { timeUs: number };
+        }[];
       }[];
     };
   },
@@ -363,8 +392,16 @@ export function corpusFromJson(
   const corpus = JSON.parse(json) as CorpusFile;
   return corpus.logs.map((entry) => {
     const test = parse(readLog(entry.file)).facts.tests.find((candidate) => candidate.rows.length > 0);
-    const rows = (test?.rows ?? [])
-      .filter((row) => row.sizeBytes > 0 && row.outOfPlace.timeUs > 0)
+    const valid = (test?.rows ?? []).filter((row) => row.sizeBytes > 0 && row.outOfPlace.timeUs > 0);
+    const transients = valid
+      .filter((row) => isTransient(row.outOfPlace.timeUs, row.inPlace?.timeUs))
+      .map((row) => ({
+        sizeBytes: row.sizeBytes,
+        outOfPlaceUs: row.outOfPlace.timeUs,
+        inPlaceUs: row.inPlace!.timeUs,
+      }));
+    const rows = valid
+      .filter((row) => !isTransient(row.outOfPlace.timeUs, row.inPlace?.timeUs))
       .map((row) => ({
         sizeBytes: row.sizeBytes,
         timeUs: row.outOfPlace.timeUs,
@@ -383,6 +420,7 @@ export function corpusFromJson(
       hardware,
       cluster: `${entry.system} ${hw.nodes}x${hw.gpusPerNode}`,
       rows,
+      ...(transients.length > 0 ? { transients } : {}),
     };
   });
 }

@@ -77,6 +77,50 @@ describe('attributeCulprits', () => {
     expect(culprits[1]).toMatchObject({ kind: 'link', id: expect.stringMatching(/^h(0~h9|9~h0)$/) });
   });
 
+  it('lets the uplink explain a host of its leaf judged slow only on the median of its pairs', () => {
+    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
+      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
+    const medianSlow: HostOutcome = {
+      host: 'h5',
+      verdict: 'slow',
+      argv: argvFor('h5', 'h0'),
+      fromPairs: true,
+      detail: 'median share of the expected rate over its 11 pairs 40%',
+    };
+    const culprits = attributeCulprits({ pairs: circle(crossesLeaf1), hosts: [medianSlow], leafOf: LEAF_OF });
+    expect(culprits).toHaveLength(1);
+    expect(culprits[0]).toMatchObject({ kind: 'link', id: 'leaf1-uplink', severity: 'error', score: 1 });
+    expect(culprits[0]?.evidence[0]).toBe(
+      "32 of 32 pairs crossing leaf1's uplink fail; every pair within a leaf and between other leaves passes",
+    );
+  });
+
+  it('does not let the uplink explain a host whose own run failed, or whose pairs inside the leaf fail', () => {
+    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
+      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
+    const ownRun: HostOutcome = {
+      host: 'h5',
+      verdict: 'fail',
+      argv: ['aifabric', 'preflight'],
+      detail: 'MTU 1400',
+    };
+    const own = attributeCulprits({ pairs: circle(crossesLeaf1), hosts: [ownRun], leafOf: LEAF_OF });
+    expect(own.some((c) => c.id === 'leaf1-uplink')).toBe(false);
+    expect(own.find((c) => c.kind === 'node' && c.id === 'h5')).toBeDefined();
+
+    const alsoInside = (a: string, b: string): AcceptVerdict =>
+      crossesLeaf1(a, b) === 'slow' || [a, b].sort().join() === 'h4,h5' ? 'slow' : 'pass';
+    const medianSlow: HostOutcome = {
+      host: 'h5',
+      verdict: 'slow',
+      argv: argvFor('h5', 'h4'),
+      fromPairs: true,
+    };
+    const inside = attributeCulprits({ pairs: circle(alsoInside), hosts: [medianSlow], leafOf: LEAF_OF });
+    expect(inside.some((c) => c.id === 'leaf1-uplink')).toBe(false);
+    expect(inside.find((c) => c.kind === 'node' && c.id === 'h5')).toBeDefined();
+  });
+
   it('blames no uplink when pairs fail everywhere alike', () => {
     const everyThird = (a: string, b: string): AcceptVerdict =>
       (Number(a.slice(1)) + Number(b.slice(1))) % 3 === 0 ? 'slow' : 'pass';
