@@ -8,7 +8,8 @@
  * events in a list, in (time, order) by the time it is drained; events beyond the window wait in a binary heap
  * (event-heap.ts) and move into their bucket when the window reaches them. A packet's events
  * fall within a few microseconds, so a push appends to a bucket's list, the list is sorted once
- * when the queue reaches it, and a pop takes a list's head, where a heap of 6,000 pending events
+ * when the queue reaches it (only if some push landed before its tail: a third of the buckets
+ * need no sort on the 432-host permutation), and a pop takes a list's head, where a heap of 6,000 pending events
  * sifted through 13 levels (the largest cost of the 432-host permutation, docs/PERFORMANCE.md). A bitmap of non-empty buckets
  * finds the next event across empty ones 32 buckets at a time. The order is exactly the heap's.
  * No allocation per push or pop once the arrays have grown to the peak number of pending events.
@@ -46,6 +47,8 @@ export class EventQueue {
    * keeping every list sorted on insert walked half of them (events cluster at the same instants).
    */
   private sortedSlot = -1;
+  /** 1 where a bucket took an event before its tail since it was last sorted: only those need sorting. */
+  private readonly unsorted: Uint8Array;
   private scratch = new Int32Array(64);
   // Event records, chained per bucket; freed ones on a free list.
   private times: Float64Array;
@@ -75,6 +78,7 @@ export class EventQueue {
     this.head = new Int32Array(buckets).fill(-1);
     this.tail = new Int32Array(buckets).fill(-1);
     this.occupied = new Int32Array(buckets >> 5);
+    this.unsorted = new Uint8Array(buckets);
     const capacity = Math.max(2, initialCapacity);
     this.times = new Float64Array(capacity);
     this.orders = new Float64Array(capacity);
@@ -161,10 +165,12 @@ export class EventQueue {
       this.occupied[slot >> 5] = this.occupied[slot >> 5]! | (1 << (slot & 31));
       return;
     }
-    if (slot !== this.sortedSlot || times[last]! < time || (times[last]! === time && orders[last]! < order)) {
+    const inOrder = times[last]! < time || (times[last]! === time && orders[last]! < order);
+    if (inOrder || slot !== this.sortedSlot) {
       next[r] = -1;
       next[last] = r;
       this.tail[slot] = r;
+      if (!inOrder) this.unsorted[slot] = 1;
       return;
     }
     let before = -1;
@@ -180,6 +186,10 @@ export class EventQueue {
 
   /** Sorts a bucket's list by (time, order), before its first event leaves. */
   private sortBucket(slot: number): void {
+    this.sortedSlot = slot;
+    // Most buckets took their events in order (a packet's events are pushed as time advances).
+    if (this.unsorted[slot] === 0) return;
+    this.unsorted[slot] = 0;
     const times = this.times;
     const orders = this.orders;
     const next = this.next;
@@ -205,7 +215,6 @@ export class EventQueue {
     next[a[n - 1]!] = -1;
     this.head[slot] = a[0]!;
     this.tail[slot] = a[n - 1]!;
-    this.sortedSlot = slot;
   }
 
   /** Moves the far events the window now covers into their buckets. */
