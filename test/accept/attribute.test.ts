@@ -28,6 +28,10 @@ const involves =
   (a: string, b: string): AcceptVerdict =>
     a === host || b === host ? 'slow' : 'pass';
 
+/** Slow exactly where a pair crosses leaf1's uplink. */
+const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
+  (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
+
 describe('attributeCulprits', () => {
   it('names no culprit on a healthy fleet', () => {
     expect(attributeCulprits({ pairs: circle(() => 'pass'), leafOf: LEAF_OF })).toEqual([]);
@@ -52,8 +56,6 @@ describe('attributeCulprits', () => {
   });
 
   it('blames a slow leaf uplink, not the nodes under it, when every failing pair crosses it', () => {
-    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
-      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
     const culprits = attributeCulprits({ pairs: circle(crossesLeaf1), leafOf: LEAF_OF });
     expect(culprits).toHaveLength(1);
     expect(culprits[0]).toMatchObject({ kind: 'link', id: 'leaf1-uplink', severity: 'error', score: 1 });
@@ -78,8 +80,6 @@ describe('attributeCulprits', () => {
   });
 
   it('lets the uplink explain a host of its leaf judged slow only on the median of its pairs', () => {
-    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
-      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
     const medianSlow: HostOutcome = {
       host: 'h5',
       verdict: 'slow',
@@ -96,8 +96,6 @@ describe('attributeCulprits', () => {
   });
 
   it('does not let the uplink explain a host whose own run failed, or whose pairs inside the leaf fail', () => {
-    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
-      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
     const ownRun: HostOutcome = {
       host: 'h5',
       verdict: 'fail',
@@ -129,8 +127,6 @@ describe('attributeCulprits', () => {
   });
 
   it('without placement, the same pattern can only blame the hosts under that leaf', () => {
-    const crossesLeaf1 = (a: string, b: string): AcceptVerdict =>
-      (LEAF_OF[a] === 'leaf1') !== (LEAF_OF[b] === 'leaf1') ? 'slow' : 'pass';
     const culprits = attributeCulprits({ pairs: circle(crossesLeaf1) });
     expect(culprits.map((c) => c.id).sort()).toEqual(['h4', 'h5', 'h6', 'h7']);
   });
