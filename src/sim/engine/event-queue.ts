@@ -7,9 +7,9 @@
  * `bucketPs`, and the `buckets` buckets from the current one on (the window) each hold their
  * events in a list, in (time, order) by the time it is drained; events beyond the window wait in a binary heap
  * (event-heap.ts) and move into their bucket when the window reaches them. A packet's events
- * fall within a few microseconds, so a push appends to a bucket's list, the list is sorted once
- * when the queue reaches it (only if some push landed before its tail: a third of the buckets
- * need no sort on the 432-host permutation), and a pop takes a list's head, where a heap of 6,000 pending events
+ * fall within a few microseconds, so a push appends to a bucket's list, and the rare push that lands
+ * before the tail walks back from the tail (a doubly linked list) to its place, so every list is
+ * always in (time, order) and a pop takes a list's head, where a heap of 6,000 pending events
  * sifted through 13 levels (the largest cost of the 432-host permutation, docs/PERFORMANCE.md). A bitmap of non-empty buckets
  * finds the next event across empty ones 32 buckets at a time. The order is exactly the heap's.
  * No allocation per push or pop once the arrays have grown to the peak number of pending events.
@@ -26,7 +26,8 @@ export interface CalendarOptions {
   /**
    * Width of a bucket in picoseconds (default 2^12, about 4 ns: a 9 KB frame takes 720 ns at
    * 100 Gb/s; of 2^10 to 2^16 tried on the 432-host permutation, 2^12 ran fastest, since a wider
-   * bucket gathers many events out of insertion order, whose sorted insert then scans).
+   * bucket gathers many events out of insertion order; re-measured with the backward walk: 2^11 to 2^13
+   * within noise, 2^14 and 2^16 slower).
    */
   bucketPs?: number;
   /** Buckets in the window, a power of two of at least 32 (default 2^16: a window of about 268 us). */
@@ -41,20 +42,13 @@ export class EventQueue {
   private readonly tail: Int32Array;
   /** Bit k of word w: bucket slot 32w + k holds events. */
   private readonly occupied: Int32Array;
-  /**
-   * The slot whose list is sorted and being drained (-1: none). Other buckets take events in
-   * push order and are sorted once, when the queue reaches them: most pushes then append, where
-   * keeping every list sorted on insert walked half of them (events cluster at the same instants).
-   */
-  private sortedSlot = -1;
-  /** 1 where a bucket took an event before its tail since it was last sorted: only those need sorting. */
-  private readonly unsorted: Uint8Array;
-  private scratch = new Int32Array(64);
   // Event records, chained per bucket; freed ones on a free list.
   private times: Float64Array;
   private orders: Float64Array;
   private items: Int32Array;
   private next: Int32Array;
+  /** The record before each one in its bucket (-1 at the head). */
+  private prev: Int32Array;
   private freeHead = -1;
   private used = 0;
   private inBuckets = 0;
@@ -78,12 +72,12 @@ export class EventQueue {
     this.head = new Int32Array(buckets).fill(-1);
     this.tail = new Int32Array(buckets).fill(-1);
     this.occupied = new Int32Array(buckets >> 5);
-    this.unsorted = new Uint8Array(buckets);
     const capacity = Math.max(2, initialCapacity);
     this.times = new Float64Array(capacity);
     this.orders = new Float64Array(capacity);
     this.items = new Int32Array(capacity);
     this.next = new Int32Array(capacity);
+    this.prev = new Int32Array(capacity);
   }
 
   get size(): number {
@@ -114,15 +108,13 @@ export class EventQueue {
       this.current += ahead;
       this.admitFar();
     }
-    if (slot !== this.sortedSlot) this.sortBucket(slot);
     const r = this.head[slot]!;
     const next = this.next[r]!;
     this.head[slot] = next;
     if (next < 0) {
       this.tail[slot] = -1;
       this.occupied[slot >> 5] = this.occupied[slot >> 5]! & ~(1 << (slot & 31));
-      this.sortedSlot = -1;
-    }
+    } else this.prev[next] = -1;
     this.inBuckets--;
     this.time = this.times[r]!;
     const item = this.items[r]!;
@@ -136,7 +128,6 @@ export class EventQueue {
   peekTime(): number {
     if (this.inBuckets === 0) return this.far.peekTime();
     const slot = this.nextOccupied(this.current & this.mask);
-    if (slot !== this.sortedSlot) this.sortBucket(slot);
     return this.times[this.head[slot]!]!;
   }
 
@@ -160,61 +151,32 @@ export class EventQueue {
     const last = this.tail[slot]!;
     if (last < 0) {
       next[r] = -1;
+      this.prev[r] = -1;
       this.head[slot] = r;
       this.tail[slot] = r;
       this.occupied[slot >> 5] = this.occupied[slot >> 5]! | (1 << (slot & 31));
       return;
     }
-    const inOrder = times[last]! < time || (times[last]! === time && orders[last]! < order);
-    if (inOrder || slot !== this.sortedSlot) {
+    const prev = this.prev;
+    if (times[last]! < time || (times[last]! === time && orders[last]! < order)) {
       next[r] = -1;
+      prev[r] = last;
       next[last] = r;
       this.tail[slot] = r;
-      if (!inOrder) this.unsorted[slot] = 1;
       return;
     }
-    let before = -1;
-    let at = this.head[slot]!;
-    while (times[at]! < time || (times[at]! === time && orders[at]! < order)) {
-      before = at;
-      at = next[at]!;
+    // Out of order: walk back from the tail, where such an event almost always belongs.
+    let after = last;
+    let before = prev[last]!;
+    while (before >= 0 && (times[before]! > time || (times[before]! === time && orders[before]! > order))) {
+      after = before;
+      before = prev[before]!;
     }
-    next[r] = at;
+    next[r] = after;
+    prev[r] = before;
+    prev[after] = r;
     if (before < 0) this.head[slot] = r;
     else next[before] = r;
-  }
-
-  /** Sorts a bucket's list by (time, order), before its first event leaves. */
-  private sortBucket(slot: number): void {
-    this.sortedSlot = slot;
-    // Most buckets took their events in order (a packet's events are pushed as time advances).
-    if (this.unsorted[slot] === 0) return;
-    this.unsorted[slot] = 0;
-    const times = this.times;
-    const orders = this.orders;
-    const next = this.next;
-    let n = 0;
-    for (let r = this.head[slot]!; r >= 0; r = next[r]!) {
-      if (n === this.scratch.length) this.scratch = grownInt32(this.scratch, 2 * n);
-      this.scratch[n++] = r;
-    }
-    const a = this.scratch;
-    // Insertion sort: a bucket holds a few events, mostly in order already.
-    for (let i = 1; i < n; i++) {
-      const r = a[i]!;
-      const t = times[r]!;
-      const o = orders[r]!;
-      let j = i - 1;
-      while (j >= 0 && (times[a[j]!]! > t || (times[a[j]!]! === t && orders[a[j]!]! > o))) {
-        a[j + 1] = a[j]!;
-        j--;
-      }
-      a[j + 1] = r;
-    }
-    for (let i = 0; i + 1 < n; i++) next[a[i]!] = a[i + 1]!;
-    next[a[n - 1]!] = -1;
-    this.head[slot] = a[0]!;
-    this.tail[slot] = a[n - 1]!;
   }
 
   /** Moves the far events the window now covers into their buckets. */
@@ -247,5 +209,6 @@ export class EventQueue {
     this.orders = grownFloat64(this.orders, n);
     this.items = grownInt32(this.items, n);
     this.next = grownInt32(this.next, n);
+    this.prev = grownInt32(this.prev, n);
   }
 }
