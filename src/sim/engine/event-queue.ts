@@ -5,7 +5,7 @@
  *
  * A calendar queue (Brown, CACM 31(10), 1988) in front of a heap: time is cut into buckets of
  * `bucketPs`, and the `buckets` buckets from the current one on (the window) each hold their
- * events in a list, in (time, order) by the time it is drained; events beyond the window wait in a binary heap
+ * events in a list kept in (time, order); events beyond the window wait in a binary heap
  * (event-heap.ts) and move into their bucket when the window reaches them. A packet's events
  * fall within a few microseconds, so a push appends to a bucket's list, and the rare push that lands
  * before the tail walks back from the tail (a doubly linked list) to its place, so every list is
