@@ -180,10 +180,6 @@ export {
   objective,
   fitConstants,
   validateModel,
-  corpusPredictor,
-  corpusFromJson,
-  TRANSIENT_RATIO,
-  type TransientRow,
   type Regime,
   type MeasuredRow,
   type CorpusLog,
@@ -193,6 +189,12 @@ export {
   type RegimeSummary,
   type ValidationLogResult,
   type ValidationResult,
+} from './validation.js';
+export {
+  corpusPredictor,
+  corpusFromJson,
+  TRANSIENT_RATIO,
+  type TransientRow,
   type CorpusHardware,
   type CorpusEntry,
-} from './validation.js';
+} from './corpus.js';

@@ -3,14 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictBusbwPlateauGBps, predictCollective } from '../../src/model/predict.js';
 import { FITTED_CONSTANTS } from '../../src/model/fitted.js';
-import {
-  corpusFromJson,
-  corpusPredictor,
-  fitConstants,
-  validateModel,
-  TRANSIENT_RATIO,
-  type Regime,
-} from '../../src/model/validation.js';
+import { fitConstants, validateModel, type Regime } from '../../src/model/validation.js';
+import { corpusFromJson, corpusPredictor, TRANSIENT_RATIO } from '../../src/model/corpus.js';
 import { parseNcclTests } from '../../src/parse/index.js';
 
 // Published points from shared/data/reference-points.md: predicted large-message all_reduce busbw
