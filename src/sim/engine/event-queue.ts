@@ -44,7 +44,6 @@ export class EventQueue {
   private readonly occupied: Int32Array;
   // Event records, chained per bucket; freed ones on a free list.
   private times: Float64Array;
-  private orders: Float64Array;
   private items: Int32Array;
   private next: Int32Array;
   /** The record before each one in its bucket (-1 at the head). */
@@ -74,7 +73,6 @@ export class EventQueue {
     this.occupied = new Int32Array(buckets >> 5);
     const capacity = Math.max(2, initialCapacity);
     this.times = new Float64Array(capacity);
-    this.orders = new Float64Array(capacity);
     this.items = new Int32Array(capacity);
     this.next = new Int32Array(capacity);
     this.prev = new Int32Array(capacity);
@@ -87,11 +85,10 @@ export class EventQueue {
   push(time: number, type: number, payload: number): void {
     if (payload >= MAX_PAYLOAD)
       throw new Error(`internal: event payload ${payload} does not fit the queue's entry`);
-    const order = this.nextOrder++;
     const item = payload * (TYPE_MASK + 1) + type;
     const bucket = Math.floor(time * this.invWidth);
-    if (bucket < this.current + this.nBuckets) this.insert(bucket, time, order, item);
-    else this.far.push(time, order, item);
+    if (bucket < this.current + this.nBuckets) this.insert(bucket, time, item);
+    else this.far.push(time, this.nextOrder++, item);
   }
 
   /** Remove the earliest event into (time, type, payload); false when empty. */
@@ -131,8 +128,12 @@ export class EventQueue {
     return this.times[this.head[slot]!]!;
   }
 
-  /** Files an event in its bucket's list, after every event before it in (time, order). */
-  private insert(bucket: number, time: number, order: number, item: number): void {
+  /**
+   * Files an event in its bucket's list, after every event of the same or an earlier time. That is
+   * (time, insertion order): a bucket enters the window empty, takes its far events first, in their
+   * heap's (time, order), and only then events pushed directly, each newer than all before it.
+   */
+  private insert(bucket: number, time: number, item: number): void {
     // An event in the past (not scheduled by the simulator) goes first, as a heap would pop it.
     const slot = (bucket < this.current ? this.current : bucket) & this.mask;
     let r = this.freeHead;
@@ -142,10 +143,8 @@ export class EventQueue {
       r = this.used++;
     }
     const times = this.times;
-    const orders = this.orders;
     const next = this.next;
     times[r] = time;
-    orders[r] = order;
     this.items[r] = item;
     this.inBuckets++;
     const last = this.tail[slot]!;
@@ -158,7 +157,7 @@ export class EventQueue {
       return;
     }
     const prev = this.prev;
-    if (times[last]! < time || (times[last]! === time && orders[last]! < order)) {
+    if (times[last]! <= time) {
       next[r] = -1;
       prev[r] = last;
       next[last] = r;
@@ -168,7 +167,7 @@ export class EventQueue {
     // Out of order: walk back from the tail, where such an event almost always belongs.
     let after = last;
     let before = prev[last]!;
-    while (before >= 0 && (times[before]! > time || (times[before]! === time && orders[before]! > order))) {
+    while (before >= 0 && times[before]! > time) {
       after = before;
       before = prev[before]!;
     }
@@ -185,7 +184,7 @@ export class EventQueue {
     const end = this.current + this.nBuckets;
     while (far.size > 0 && Math.floor(far.peekTime() * this.invWidth) < end) {
       far.pop();
-      this.insert(Math.floor(far.time * this.invWidth), far.time, far.order, far.item);
+      this.insert(Math.floor(far.time * this.invWidth), far.time, far.item);
     }
   }
 
@@ -206,7 +205,6 @@ export class EventQueue {
   private grow(): void {
     const n = this.next.length * 2;
     this.times = grownFloat64(this.times, n);
-    this.orders = grownFloat64(this.orders, n);
     this.items = grownInt32(this.items, n);
     this.next = grownInt32(this.next, n);
     this.prev = grownInt32(this.prev, n);
