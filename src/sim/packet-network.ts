@@ -231,26 +231,41 @@ export abstract class PacketNetwork {
     if (cls >= 0) {
       p = queues.dequeue(link, cls);
       if (this.isHost[from] === 0) {
-        this.buffers.release(from, cls, this.pool.ingress(p), this.pool.wire(p));
-        // ECN is marked at dequeue, on the queue the packet leaves behind (as DCQCN's CP and
-        // ns-3's HPCC switch do): the congestion signal is not delayed by the queue itself.
-        if (this.ecnOn && this.pool.ecn(p) === 1) this.markEcn(p, link * CLASS_COUNT + cls);
+        this.transmitFromSwitch(from, link, cls, p);
+        return;
       }
     } else if (this.isHost[from] === 1) {
       p = this.pullFromHost(from, link);
     }
     if (p < 0) return;
+    // A host port looks again at the end: it may have more to pull.
+    this.transmit(link, p);
+    this.txPending[link] = 1;
+    this.schedule(this.busyUntil[link]!, EV_TX_DONE, link);
+  }
+
+  /** Packet `p` leaves switch `node`'s queues for `link` and starts on the wire. */
+  private transmitFromSwitch(node: number, link: number, cls: number, p: number): void {
+    this.buffers.release(node, cls, this.pool.ingress(p), this.pool.wire(p));
+    // ECN is marked at dequeue, on the queue the packet leaves behind (as DCQCN's CP and
+    // ns-3's HPCC switch do): the congestion signal is not delayed by the queue itself.
+    if (this.ecnOn && this.pool.ecn(p) === 1) this.markEcn(p, link * CLASS_COUNT + cls);
+    this.transmit(link, p);
+    // Look again at the end only if something is waiting.
+    if (this.queues.hasWaiting(link)) {
+      this.txPending[link] = 1;
+      this.schedule(this.busyUntil[link]!, EV_TX_DONE, link);
+    }
+  }
+
+  /** Serialises `p` on `link` from now and schedules its arrival at the far end. */
+  private transmit(link: number, p: number): void {
     const end = this.now + Math.ceil(this.pool.wire(p) * this.psPerByte[link]!);
     this.packetHops++;
     this.busyUntil[link] = end;
     // htb (sch_htb.c): a class with tokens dequeues the packet now and is charged its length after.
     const departs = this.chargedAfter[link] === 1 ? this.now : end;
     this.schedule(departs + this.delayPs[link]!, EV_ARRIVE, p);
-    // Look again at the end only if something is waiting (a host may have more to pull).
-    if (this.isHost[from] === 1 || queues.hasWaiting(link)) {
-      this.txPending[link] = 1;
-      this.schedule(end, EV_TX_DONE, link);
-    }
   }
 
   private markEcn(p: number, q: number): void {
@@ -343,7 +358,19 @@ export abstract class PacketNetwork {
       pool.free(p);
       return;
     }
-    this.queues.enqueue(out, cls, p);
+    const queues = this.queues;
+    if (
+      this.txPending[out] === 0 &&
+      this.now >= this.busyUntil[out]! &&
+      !queues.hasWaiting(out) &&
+      (cls !== CLS_LOSSLESS || this.paused[out] === 0)
+    ) {
+      // An idle port with nothing queued: what enqueue and startTx would do, without the queue.
+      queues.passThrough(out, wire);
+      this.transmitFromSwitch(node, out, cls, p);
+      return;
+    }
+    queues.enqueue(out, cls, p);
     this.kick(out);
   }
 }

@@ -1,6 +1,6 @@
 /** SACK (RFC 2018) and RFC 6675 recovery: the scoreboard, and what it buys over NewReno. */
 import { describe, expect, it } from 'vitest';
-import { SackScoreboard } from '../../src/sim/transport/sack.js';
+import { firstEnding, SackScoreboard } from '../../src/sim/transport/sack.js';
 import { simulate } from './helpers.js';
 
 describe('SackScoreboard', () => {
@@ -23,6 +23,35 @@ describe('SackScoreboard', () => {
     expect(b.bytes).toBe(3500);
     b.prune(8000);
     expect(b.bytes).toBe(0);
+  });
+});
+
+describe('firstEnding', () => {
+  it('finds the first range ending after a point (or at it), as a scan from the start would', () => {
+    const ranges = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+    const scan = (x: number, orAt: boolean): number => {
+      let i = 0;
+      while (i < ranges.length && (ranges[i + 1]! < x || (ranges[i + 1] === x && !orAt))) i += 2;
+      return i;
+    };
+    for (let x = 0; x <= 110; x += 5) {
+      for (const orAt of [false, true]) expect(firstEnding(ranges, x, orAt)).toBe(scan(x, orAt));
+    }
+    expect(firstEnding(ranges, 40, false)).toBe(4);
+    expect(firstEnding(ranges, 40, true)).toBe(2);
+    expect(firstEnding([], 5, true)).toBe(0);
+  });
+
+  it('gives a scoreboard of many ranges the same holes and SACKed bytes as a few', () => {
+    const b = new SackScoreboard();
+    // Every other 1000 B SACKed from 2000 to 200,000: 100 ranges.
+    for (let s = 2000; s < 200_000; s += 2000) b.add(s, s + 1000, 1000);
+    expect(b.nextHole(51_000, 300_000)).toBe(51_000);
+    expect(b.holeEnd).toBe(52_000);
+    expect(b.nextHole(52_000, 300_000)).toBe(53_000);
+    expect(b.nextHole(52_500, 52_900)).toBe(-1);
+    expect(b.sackedBetween(52_500, 56_500)).toBe(500 + 1000 + 500);
+    expect(b.sackedBetween(0, 1_000_000)).toBe(b.bytes);
   });
 });
 

@@ -40,6 +40,11 @@ export class PortQueues {
     if (total > this.peakPortBytes[link]!) this.peakPortBytes[link] = total;
   }
 
+  /** A packet went straight out of an idle, empty port: it counts toward the port's peak as if it was queued. */
+  passThrough(link: number, wire: number): void {
+    if (wire > this.peakPortBytes[link]!) this.peakPortBytes[link] = wire;
+  }
+
   /** Remove and return the head of a class's queue; the caller knows it is not empty. */
   dequeue(link: number, cls: number): number {
     const q = link * CLASS_COUNT + cls;

@@ -5,6 +5,24 @@
  */
 export const SACK_BLOCKS = 3;
 
+/**
+ * In a list of sorted, disjoint [start, end) pairs (flat: start, end, start, end...), the index
+ * (even) of the first pair that ends after `x` (or at `x` too, with `orAt`), or ranges.length.
+ * The ends ascend, so a binary search finds it: a recovering flow holds about 30 ranges on the
+ * 432-host permutation, most of them below the point asked about.
+ */
+export function firstEnding(ranges: readonly number[], x: number, orAt: boolean): number {
+  let lo = 0;
+  let hi = ranges.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const end = ranges[2 * mid + 1]!;
+    if (end < x || (end === x && !orAt)) lo = mid + 1;
+    else hi = mid;
+  }
+  return 2 * lo;
+}
+
 export class SackScoreboard {
   /** Sorted, disjoint [start, end) pairs, all above snd_una. */
   private readonly ranges: number[] = [];
@@ -34,8 +52,7 @@ export class SackScoreboard {
     if (end <= una || end <= start) return;
     start = Math.max(start, una);
     const r = this.ranges;
-    let i = 0;
-    while (i < r.length && r[i + 1]! < start) i += 2;
+    const i = firstEnding(r, start, true);
     let j = i;
     let removed = 0;
     while (j < r.length && r[j]! <= end) {
@@ -69,7 +86,7 @@ export class SackScoreboard {
   sackedBetween(from: number, to: number): number {
     const r = this.ranges;
     let total = 0;
-    for (let i = 0; i < r.length; i += 2) {
+    for (let i = firstEnding(r, from, false); i < r.length && r[i]! < to; i += 2) {
       const s = Math.max(from, r[i]!);
       const e = Math.min(to, r[i + 1]!);
       if (e > s) total += e - s;
@@ -82,7 +99,7 @@ export class SackScoreboard {
   nextHole(from: number, limit: number): number {
     const r = this.ranges;
     let x = from;
-    for (let i = 0; i < r.length && x < limit; i += 2) {
+    for (let i = firstEnding(r, from, false); i < r.length && x < limit; i += 2) {
       const s = r[i]!;
       const e = r[i + 1]!;
       if (e <= x) continue;

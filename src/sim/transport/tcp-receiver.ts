@@ -10,7 +10,7 @@
 import { KIND_ACK } from '../net/packet-pool.js';
 import { EV_CC_TIMER } from '../event-kinds.js';
 import type { Connection, SimContext } from './connection.js';
-import { SACK_BLOCKS } from './sack.js';
+import { firstEnding, SACK_BLOCKS } from './sack.js';
 
 export interface TcpReceiverConfig {
   ackEvery: number;
@@ -128,10 +128,9 @@ export class TcpReceiver {
     const ooo = this.outOfOrder;
     const sack = this.ctx.pool.sack;
     let k = k0;
-    let first = -1;
-    for (let i = 0; i < ooo.length; i += 2) {
-      if (ooo[i]! <= this.lastSegmentStart && this.lastSegmentStart < ooo[i + 1]!) first = i;
-    }
+    // The block holding the latest segment, if it is out of order (the first that ends after its start).
+    let first = firstEnding(ooo, this.lastSegmentStart, false);
+    if (first === ooo.length || ooo[first]! > this.lastSegmentStart) first = -1;
     if (first >= 0) {
       sack[6 * p + 2 * k] = ooo[first]!;
       sack[6 * p + 2 * k + 1] = ooo[first + 1]!;
@@ -147,8 +146,7 @@ export class TcpReceiver {
 
   private insertOutOfOrder(start: number, end: number): void {
     const ooo = this.outOfOrder;
-    let i = 0;
-    while (i < ooo.length && ooo[i + 1]! < start) i += 2;
+    const i = firstEnding(ooo, start, true);
     // Merge with every interval it touches.
     let j = i;
     while (j < ooo.length && ooo[j]! <= end) {
