@@ -206,8 +206,7 @@ export abstract class PacketNetwork {
     if (this.now >= until) {
       this.startTx(link);
     } else {
-      this.txPending[link] = 1;
-      this.schedule(until, EV_TX_DONE, link);
+      this.lookAgainAtEnd(link);
     }
   }
 
@@ -240,8 +239,7 @@ export abstract class PacketNetwork {
     if (p < 0) return;
     // A host port looks again at the end: it may have more to pull.
     this.transmit(link, p);
-    this.txPending[link] = 1;
-    this.schedule(this.busyUntil[link]!, EV_TX_DONE, link);
+    this.lookAgainAtEnd(link);
   }
 
   /** Packet `p` leaves switch `node`'s queues for `link` and starts on the wire. */
@@ -252,10 +250,13 @@ export abstract class PacketNetwork {
     if (this.ecnOn && this.pool.ecn(p) === 1) this.markEcn(p, link * CLASS_COUNT + cls);
     this.transmit(link, p);
     // Look again at the end only if something is waiting.
-    if (this.queues.hasWaiting(link)) {
-      this.txPending[link] = 1;
-      this.schedule(this.busyUntil[link]!, EV_TX_DONE, link);
-    }
+    if (this.queues.hasWaiting(link)) this.lookAgainAtEnd(link);
+  }
+
+  /** An end-of-transmission event will pick the port's next packet when the one on the wire is out. */
+  private lookAgainAtEnd(link: number): void {
+    this.txPending[link] = 1;
+    this.schedule(this.busyUntil[link]!, EV_TX_DONE, link);
   }
 
   /** Serialises `p` on `link` from now and schedules its arrival at the far end. */

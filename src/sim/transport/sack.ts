@@ -23,6 +23,24 @@ export function firstEnding(ranges: readonly number[], x: number, orAt: boolean)
   return 2 * lo;
 }
 
+/**
+ * Files [start, end) into sorted, disjoint ranges (flat, as for firstEnding), merged with every range
+ * it touches; returns the bytes it adds that no range held before.
+ */
+export function insertRange(ranges: number[], start: number, end: number): number {
+  const i = firstEnding(ranges, start, true);
+  let j = i;
+  let held = 0;
+  while (j < ranges.length && ranges[j]! <= end) {
+    start = Math.min(start, ranges[j]!);
+    end = Math.max(end, ranges[j + 1]!);
+    held += ranges[j + 1]! - ranges[j]!;
+    j += 2;
+  }
+  ranges.splice(i, j - i, start, end);
+  return end - start - held;
+}
+
 export class SackScoreboard {
   /** Sorted, disjoint [start, end) pairs, all above snd_una. */
   private readonly ranges: number[] = [];
@@ -50,19 +68,7 @@ export class SackScoreboard {
 
   add(start: number, end: number, una: number): void {
     if (end <= una || end <= start) return;
-    start = Math.max(start, una);
-    const r = this.ranges;
-    const i = firstEnding(r, start, true);
-    let j = i;
-    let removed = 0;
-    while (j < r.length && r[j]! <= end) {
-      start = Math.min(start, r[j]!);
-      end = Math.max(end, r[j + 1]!);
-      removed += r[j + 1]! - r[j]!;
-      j += 2;
-    }
-    r.splice(i, j - i, start, end);
-    this.bytes += end - start - removed;
+    this.bytes += insertRange(this.ranges, Math.max(start, una), end);
   }
 
   /** Highest SACKed byte (exclusive end), or `una` when nothing is SACKed. */
@@ -102,7 +108,6 @@ export class SackScoreboard {
     for (let i = firstEnding(r, from, false); i < r.length && x < limit; i += 2) {
       const s = r[i]!;
       const e = r[i + 1]!;
-      if (e <= x) continue;
       if (s > x) {
         this.holeEnd = Math.min(s, limit);
         return x;

@@ -10,7 +10,7 @@
 import { KIND_ACK } from '../net/packet-pool.js';
 import { EV_CC_TIMER } from '../event-kinds.js';
 import type { Connection, SimContext } from './connection.js';
-import { firstEnding, SACK_BLOCKS } from './sack.js';
+import { firstEnding, insertRange, SACK_BLOCKS } from './sack.js';
 
 export interface TcpReceiverConfig {
   ackEvery: number;
@@ -68,7 +68,7 @@ export class TcpReceiver {
           ooo.splice(0, 2);
         }
       } else {
-        this.insertOutOfOrder(seq, end);
+        insertRange(this.outOfOrder, seq, end);
       }
     }
     if (this.unacked === 0) this.unackedTs = pool.ts(p);
@@ -142,18 +142,5 @@ export class TcpReceiver {
       sack[6 * p + 2 * k + 1] = ooo[i + 1]!;
       k++;
     }
-  }
-
-  private insertOutOfOrder(start: number, end: number): void {
-    const ooo = this.outOfOrder;
-    const i = firstEnding(ooo, start, true);
-    // Merge with every interval it touches.
-    let j = i;
-    while (j < ooo.length && ooo[j]! <= end) {
-      start = Math.min(start, ooo[j]!);
-      end = Math.max(end, ooo[j + 1]!);
-      j += 2;
-    }
-    ooo.splice(i, j - i, start, end);
   }
 }
