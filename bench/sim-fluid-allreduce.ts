@@ -2,12 +2,14 @@
  * Fluid mode at scale: ring all_reduce of 1 GiB over 4,096 GPUs (512 nodes of 8) on a
  * non-blocking leaf-spine of 400 Gb/s links, intra-node hops over NVLink.
  *   npx tsx bench/sim-fluid-allreduce.ts [--nodes 512] [--gpus 8] [--size-gib 1] [--oversub 1] [--scatter 0]
- *     [--alpha-ns 1000] [--delay-ns 500] [--nvlink-latency-ns 500] [--algo ring|hierarchical]
+ *     [--alpha-ns 1000] [--delay-ns 500] [--nvlink-latency-ns 500] [--algo ring|hierarchical] [--quantum-ns 0]
  * --algo hierarchical runs the hierarchical all_reduce instead (reduce-scatter in each node, one ring
  * per local GPU index across nodes, all_gather in each node: workloads/hierarchical.ts); its
  * 16,384-GPU case is `--nodes 2048 --algo hierarchical`.
  * --scatter 1 places nodes on hosts in seeded random order, so ring hops cross leaves and collide
- * on spines (ECMP), as when a scheduler ignores topology. Prints figures; never passes or fails on time.
+ * on spines (ECMP), as when a scheduler ignores topology.
+ * --quantum-ns Q postpones every event to the next multiple of Q ns (the engine's time quantum,
+ * `aifabric sim --time-quantum`); 0 is exact. Prints figures; never passes or fails on time.
  */
 import { buildTopology } from '../src/sim/topo/index.js';
 import { createRng } from '../src/core/rng.js';
@@ -28,6 +30,7 @@ const gpusPerNode = flag('gpus', 8);
 const sizeBytes = flag('size-gib', 1) * 2 ** 30;
 const oversubscription = flag('oversub', 1);
 const scatter = flag('scatter', 0) === 1;
+const timeQuantumNs = flag('quantum-ns', 0);
 const algoIndex = process.argv.indexOf('--algo');
 const algo = algoIndex >= 0 ? process.argv[algoIndex + 1] : 'ring';
 if (algo !== 'ring' && algo !== 'hierarchical') {
@@ -69,7 +72,7 @@ const buildMs = performance.now() - buildStart;
 
 const simStart = performance.now();
 const cpuStart = process.cpuUsage();
-const result = simulateFluid(input, { recordFlows: false });
+const result = simulateFluid(input, { recordFlows: false, timeQuantumNs });
 const cpu = process.cpuUsage(cpuStart);
 const simMs = performance.now() - simStart;
 
@@ -78,7 +81,8 @@ const contentionFreeNs = ring ? contentionFreeScheduleNs(ring) : hierarchicalSch
 const maxRssMiB = process.resourceUsage().maxRSS / 1024;
 console.log(
   `fluid ${algo} all_reduce: ${ranks} GPUs (${nodes} nodes x ${gpusPerNode}), ${sizeBytes / 2 ** 30} GiB, ` +
-    `leaf-spine 400G ${oversubscription}:1, ${scatter ? 'nodes scattered over leaves' : 'ring order = host order'}`,
+    `leaf-spine 400G ${oversubscription}:1, ${scatter ? 'nodes scattered over leaves' : 'ring order = host order'}` +
+    (timeQuantumNs > 0 ? `, time quantum ${timeQuantumNs} ns` : ', exact event times'),
 );
 console.log(`  flows                ${result.flowCount}`);
 console.log(

@@ -20,6 +20,7 @@ export function runLargeRing(
   plan: WorkloadPlan,
   topology: Topology,
   network: FluidNetwork,
+  timeQuantumNs = 0,
 ): SimMetrics | undefined {
   const w = plan.workloads[0];
   if (plan.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather'))
@@ -36,7 +37,7 @@ export function runLargeRing(
   const build = w.kind === 'allreduce' ? buildRingAllReduce : buildRingAllGather;
   // Whole chunks, as the plan (and packet mode) cut them: S/N rounded up to a byte.
   const built = build(fabric, { ranks, sizeBytes: w.chunkBytes * ranks });
-  const result = simulateFluid(built, { recordFlows: false });
+  const result = simulateFluid(built, { recordFlows: false, timeQuantumNs });
   const us = result.completionTimeNs / 1e3;
   const goodputGbps = us > 0 ? (result.totalBytes * 8) / (us * 1e3) : 0;
   return fluidMetrics(result, result.totalBytes, result.completionTimeNs, [

@@ -7,6 +7,7 @@
  * losses, PFC or congestion control: those need packets. Compute phases use their mean.
  */
 import type { Series } from '../core/envelope.js';
+import { formatDuration } from '../core/units.js';
 import { simulateFluid } from './fluid/index.js';
 import { fluidNetwork, FLUID_WARNING } from './fluid-network.js';
 import { planToFluidFlows } from './fluid-plan-flows.js';
@@ -30,6 +31,8 @@ export interface FluidRunOptions {
    * the same result; the ring needs no per-flow objects. Lowered by tests to reach it.
    */
   ringFastPathMinTransfers?: number;
+  /** Postpone every event to the next multiple of this many ns (fluid/engine.ts; default 0, exact). */
+  timeQuantumNs?: number;
 }
 
 export function runFluidScenario(
@@ -52,14 +55,19 @@ export function runFluidScenario(
     warnings.push(
       `fluid mode starts every sender of an incast round at once: the startGap or startOffsets of ${staggered.join(', ')} apply in packet mode only`,
     );
+  const timeQuantumNs = options.timeQuantumNs ?? 0;
+  if (timeQuantumNs > 0)
+    warnings.push(
+      `time quantum ${formatDuration(timeQuantumNs / 1e9)}: every fluid event waits for the next multiple of it, so each transfer ends up to two quanta late (exact times without --time-quantum)`,
+    );
   const network = fluidNetwork(scenario, topology, plan);
   const minTransfers = options.ringFastPathMinTransfers ?? FLUID_FAST_PATH_MIN_TRANSFERS;
   if (fluidRingFastPath(scenario, topology.hostCount, minTransfers)) {
-    const ring = runLargeRing(plan, topology, network);
+    const ring = runLargeRing(plan, topology, network, timeQuantumNs);
     if (ring) return { metrics: ring, series: [], warnings };
   }
   const { flows, spans } = planToFluidFlows(plan, network.routeOf);
-  const result = simulateFluid({ links: network.links, flows });
+  const result = simulateFluid({ links: network.links, flows }, { timeQuantumNs });
   const totalBytes = flows.reduce((sum, f) => sum + f.sizeBytes, 0);
   // A loop, not Math.min(...flows): spreading a million flows overflows the call stack.
   let startNs = flows.length > 0 ? Infinity : 0;

@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { makeResult, type ResultEnvelope } from '../core/envelope.js';
+import { UsageError } from '../core/errors.js';
 import { runFluidScenario } from './fluid-run.js';
 import type { SimMetrics } from './metrics.js';
 import { runPacket } from './packet-run.js';
@@ -23,6 +24,8 @@ export interface RunScenarioOptions {
   onProgress?: (simulatedUs: number) => void;
   /** Fluid mode: chunk transfers from which a lone ring runs on the engine's arithmetic ring (fluid-run.ts). */
   ringFastPathMinTransfers?: number;
+  /** Fluid mode: postpone every event to the next multiple of this (ns; default 0, exact). */
+  timeQuantumNs?: number;
 }
 
 export function runScenario(
@@ -31,6 +34,11 @@ export function runScenario(
 ): ResultEnvelope<SimMetrics> {
   const mode = options.mode ?? 'packet';
   const seed = options.seed ?? scenario.seed ?? 1;
+  const timeQuantumNs = options.timeQuantumNs ?? 0;
+  if (timeQuantumNs !== 0 && mode !== 'fluid')
+    throw new UsageError(
+      'a time quantum applies to fluid mode only: packet mode keeps every event at its time',
+    );
   const topology = validateScenario(scenario, locatorOf(scenario), { mode });
   const inputs = {
     scenario: scenario.name,
@@ -39,11 +47,13 @@ export function runScenario(
     topology: scenario.topology,
     transport: scenario.transport.kind,
     hosts: topology.hostCount,
+    ...(timeQuantumNs > 0 ? { timeQuantumNs } : {}),
   };
   const started = performance.now();
   if (mode === 'fluid') {
     const fluid = runFluidScenario(scenario, topology, seed, {
       ringFastPathMinTransfers: options.ringFastPathMinTransfers,
+      timeQuantumNs,
     });
     const wallS = (performance.now() - started) / 1000;
     return makeResult('sim', inputs, fluid.metrics, {

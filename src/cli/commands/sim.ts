@@ -1,7 +1,8 @@
 /** `aifabric sim`: run a scenario through the packet-level (or fluid) simulator. */
 import { getHeapStatistics } from 'node:v8';
 import { Command, Option } from '@commander-js/extra-typings';
-import { choiceArg, nonNegativeIntArg } from '../options.js';
+import { UsageError } from '../../core/errors.js';
+import { choiceArg, durationArg, nonNegativeIntArg } from '../options.js';
 import { addOutputOptions, addStoreOptions } from '../store-options.js';
 
 const MODES = ['packet', 'fluid'] as const;
@@ -19,17 +20,31 @@ export function registerSim(program: Command): void {
         .default('packet' as const),
     )
     .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
+    .option(
+      '--time-quantum <duration>',
+      'fluid mode: postpone every event to the next multiple of this (e.g. 1us), trading up to two quanta per transfer for speed when flows end at scattered times (default: exact)',
+      durationArg('--time-quantum'),
+    )
     .addHelpText('after', limitsHelp);
   addStoreOptions(addOutputOptions(command)).action(async (file, options) => {
     const { loadScenario, runScenario } = await import('../../sim/index.js');
     const { renderSimText } = await import('../render/sim-text.js');
     const { emitResult } = await import('../emit.js');
+    if (options.timeQuantum !== undefined && options.mode !== 'fluid')
+      throw new UsageError(
+        '--time-quantum applies to --mode fluid only (packet mode keeps every event at its time)',
+      );
+    if (options.timeQuantum !== undefined && !(options.timeQuantum > 0))
+      throw new UsageError(
+        `invalid duration for --time-quantum: ${options.timeQuantum}s (expected more than 0)`,
+      );
     const scenario = loadScenario(file, { mode: options.mode });
     const progress = await startProgress();
     try {
       const result = runScenario(scenario, {
         mode: options.mode,
         ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.timeQuantum !== undefined ? { timeQuantumNs: options.timeQuantum * 1e9 } : {}),
         ...(progress ? { onProgress: progress.update } : {}),
       });
       progress?.stop();

@@ -302,3 +302,56 @@ describe('simulateFluid: properties', () => {
     );
   });
 });
+
+describe('simulateFluid: time quantum', () => {
+  it('holds a finished flow on its share until the next grid point (hand-checked)', () => {
+    const links = [{ id: 0, capacityBps: 8 * GBPS }]; // 1 byte/ns
+    const flows = [
+      { id: 1, path: [0], sizeBytes: 1000 },
+      { id: 2, path: [0], sizeBytes: 3000 },
+    ];
+    const result = simulateFluid({ links, flows }, { timeQuantumNs: 300 });
+    // Exact: flow 1 ends at 2000. On a 300 ns grid it leaves at 2100, so flow 2 sends 1050 B at
+    // 0.5 B/ns, then 1950 B alone: its last byte at 4050, on the grid at 4200.
+    expect(finishOf(result, 1)).toBe(2100);
+    expect(finishOf(result, 2)).toBe(4200);
+  });
+
+  it('is exact with a quantum of 0, and rejects a negative or non-finite one', () => {
+    const links = [0, 1].map((id) => ({ id, capacityBps: (id + 1) * 10 * GBPS }));
+    const flows: FluidFlow[] = Array.from({ length: 12 }, (_, i) => ({
+      id: i,
+      path: [i % 2, (i + 1) % 2],
+      sizeBytes: 1000 + 37 * i,
+      startTimeNs: (i * 13) % 50,
+      dependsOn: i >= 4 ? [i - 4] : [],
+    }));
+    expect(simulateFluid({ links, flows }, { timeQuantumNs: 0 })).toEqual(simulateFluid({ links, flows }));
+    for (const bad of [-1, Number.NaN, Infinity])
+      expect(() => simulateFluid({ links, flows }, { timeQuantumNs: bad })).toThrow(InputError);
+  });
+
+  it('puts every start and finish on the grid, no earlier than its dependencies allow, bytes conserved', () => {
+    fc.assert(
+      fc.property(workload, fc.integer({ min: 1, max: 2_000 }), ({ links, flows }, quantumNs) => {
+        const exact = simulateFluid({ links, flows });
+        const result = simulateFluid({ links, flows }, { timeQuantumNs: quantumNs });
+        const onGrid = (ns: number) => Math.abs(ns / quantumNs - Math.round(ns / quantumNs)) < 1e-9;
+        const timing = new Map(result.flows.map((f) => [f.id, f]));
+        for (const flow of flows) {
+          const { startNs, finishNs } = timing.get(flow.id)!;
+          expect(onGrid(startNs) && onGrid(finishNs)).toBe(true);
+          const bottleneck = Math.min(...flow.path.map((id) => bytesPerNs(links[id]!.capacityBps / GBPS)));
+          expect(finishNs).toBeGreaterThanOrEqual(
+            startNs + flow.sizeBytes / bottleneck + flow.latencyNs - 1e-6,
+          );
+          expect(startNs).toBeGreaterThanOrEqual(flow.startTimeNs);
+          for (const dep of flow.dependsOn) expect(startNs).toBeGreaterThanOrEqual(timing.get(dep)!.finishNs);
+        }
+        expect(result.totalBytes).toBe(exact.totalBytes);
+        expect(result.flowCount).toBe(exact.flowCount);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

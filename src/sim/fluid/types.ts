@@ -61,6 +61,11 @@ export type FluidInput =
 export interface FluidOptions {
   /** Keep each flow's start and finish in the result (default true). Off for million-flow runs. */
   recordFlows?: boolean;
+  /**
+   * Postpones every event to the next multiple of this many nanoseconds (default 0: exact times).
+   * Trades accuracy for speed when flows end at scattered instants; see engine.ts.
+   */
+  timeQuantumNs?: number;
 }
 
 export interface FluidFlowTiming {

@@ -259,3 +259,19 @@ describe('workload input errors', () => {
     );
   });
 });
+
+describe('a time quantum delays a ring by at most two quanta a step', () => {
+  it('all_reduce over 8 ranks on an uncongested star: exact <= quantised <= exact + 2 q x steps', () => {
+    const ranks = 8;
+    const fabric = star(ranks, 100e9, 1500);
+    const input = buildRingAllReduce(fabric, { ranks, sizeBytes: 64 * 2 ** 20 + 7 });
+    const exact = simulateFluid(input).completionTimeNs;
+    const steps = 2 * (ranks - 1);
+    for (const quantumNs of [1, 100, 1000, 10_000]) {
+      const late = simulateFluid(input, { timeQuantumNs: quantumNs }).completionTimeNs - exact;
+      expect(late).toBeGreaterThanOrEqual(0);
+      // Each step waits for a finish and an arrival on the grid, plus the start at time 0.
+      expect(late).toBeLessThanOrEqual(2 * quantumNs * steps + quantumNs);
+    }
+  });
+});
