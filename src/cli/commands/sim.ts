@@ -22,7 +22,7 @@ export function registerSim(program: Command): void {
     .option('--seed <n>', 'random seed (default: the scenario seed, else 1)', nonNegativeIntArg('--seed'))
     .option(
       '--time-quantum <duration>',
-      'fluid mode: postpone every event to the next multiple of this (e.g. 1us), trading up to two quanta per transfer for speed when flows end at scattered times (default: exact)',
+      'fluid mode: postpone every event to the next multiple of this (e.g. 1us), trading up to two quanta per dependent step, added up along a chain, for speed when flows end at scattered times (default: exact)',
       durationArg('--time-quantum'),
     )
     .addHelpText('after', limitsHelp);
