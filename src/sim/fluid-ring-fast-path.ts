@@ -6,7 +6,7 @@
  * chunk to be sent, as fluid-plan-flows.ts's explicit ring), same chunk size and same ECMP paths as
  * the explicit flows: a test holds the two equal on a shape both run.
  */
-import { buildRingAllGather, buildRingAllReduce, simulateFluid } from './fluid/index.js';
+import { buildRingAllGather, buildRingAllReduce, simulateFluid, type FluidOptions } from './fluid/index.js';
 import type { FluidNetwork } from './fluid-network.js';
 import { fluidMetrics, type SimMetrics } from './metrics.js';
 import type { WorkloadPlan } from './plan/index.js';
@@ -20,7 +20,7 @@ export function runLargeRing(
   plan: WorkloadPlan,
   topology: Topology,
   network: FluidNetwork,
-  timeQuantumNs = 0,
+  engine: Pick<FluidOptions, 'timeQuantumNs' | 'onProgress'> = {},
 ): SimMetrics | undefined {
   const w = plan.workloads[0];
   if (plan.workloads.length !== 1 || !w || (w.kind !== 'allreduce' && w.kind !== 'allgather'))
@@ -37,7 +37,7 @@ export function runLargeRing(
   const build = w.kind === 'allreduce' ? buildRingAllReduce : buildRingAllGather;
   // Whole chunks, as the plan (and packet mode) cut them: S/N rounded up to a byte.
   const built = build(fabric, { ranks, sizeBytes: w.chunkBytes * ranks });
-  const result = simulateFluid(built, { recordFlows: false, timeQuantumNs });
+  const result = simulateFluid(built, { ...engine, recordFlows: false });
   const us = result.completionTimeNs / 1e3;
   const goodputGbps = us > 0 ? (result.totalBytes * 8) / (us * 1e3) : 0;
   return fluidMetrics(result, result.totalBytes, result.completionTimeNs, [

@@ -33,6 +33,8 @@ export interface FluidRunOptions {
   ringFastPathMinTransfers?: number;
   /** Postpone every event to the next multiple of this many ns (fluid/engine.ts; default 0, exact). */
   timeQuantumNs?: number;
+  /** Called now and then with the simulated time in microseconds. */
+  onProgress?: (simulatedUs: number) => void;
 }
 
 export function runFluidScenario(
@@ -61,13 +63,18 @@ export function runFluidScenario(
       `time quantum ${formatDuration(timeQuantumNs / 1e9)}: every fluid event waits for the next multiple of it, so each dependent step ends up to two quanta late and the lateness adds up along a chain of steps (a 4,096-rank ring in host order, 8,190 steps, ends 14% late at 1us and 1.1% at 100ns: docs/simulator.md); exact times without --time-quantum`,
     );
   const network = fluidNetwork(scenario, topology, plan);
+  const progress = options.onProgress;
+  const engine = {
+    timeQuantumNs,
+    ...(progress ? { onProgress: (ns: number) => progress(ns / 1e3) } : {}),
+  };
   const minTransfers = options.ringFastPathMinTransfers ?? FLUID_FAST_PATH_MIN_TRANSFERS;
   if (fluidRingFastPath(scenario, topology.hostCount, minTransfers)) {
-    const ring = runLargeRing(plan, topology, network, timeQuantumNs);
+    const ring = runLargeRing(plan, topology, network, engine);
     if (ring) return { metrics: ring, series: [], warnings };
   }
   const { flows, spans } = planToFluidFlows(plan, network.routeOf);
-  const result = simulateFluid({ links: network.links, flows }, { timeQuantumNs });
+  const result = simulateFluid({ links: network.links, flows }, engine);
   const totalBytes = flows.reduce((sum, f) => sum + f.sizeBytes, 0);
   // A loop, not Math.min(...flows): spreading a million flows overflows the call stack.
   let startNs = flows.length > 0 ? Infinity : 0;

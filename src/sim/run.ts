@@ -20,7 +20,7 @@ export interface RunScenarioOptions {
   mode?: SimMode;
   /** Overrides the scenario's seed (default 1). */
   seed?: number;
-  /** Called now and then with simulated microseconds (packet mode). */
+  /** Called now and then with simulated microseconds. */
   onProgress?: (simulatedUs: number) => void;
   /** Fluid mode: chunk transfers from which a lone ring runs on the engine's arithmetic ring (fluid-run.ts). */
   ringFastPathMinTransfers?: number;
@@ -54,6 +54,7 @@ export function runScenario(
     const fluid = runFluidScenario(scenario, topology, seed, {
       ringFastPathMinTransfers: options.ringFastPathMinTransfers,
       timeQuantumNs,
+      onProgress: options.onProgress,
     });
     const wallS = (performance.now() - started) / 1000;
     return makeResult('sim', inputs, fluid.metrics, {

@@ -97,7 +97,10 @@ export function renderSimText(result: ResultEnvelope): string {
           ? collectiveDetail(w)
           : w.roundsCompleted !== undefined
             ? `${text(w.senders)} senders, ${w.completed === false ? `${text(w.roundsCompleted)} of ${text(w.rounds)}` : text(w.roundsCompleted)} rounds, ${text(w.timeouts)} timeouts`
-            : `${text(w.flowsCompleted)}/${text(w.flows)} flows done`;
+            : w.flowsCompleted !== undefined
+              ? `${text(w.flowsCompleted)}/${text(w.flows)} flows done`
+              : // Fluid mode: every transfer ends (the engine fails otherwise); when the last did.
+                `${fmt(w.flows, 0)} transfers, the last done at ${fmt(w.completionTimeUs, 1)} us`;
       table.push([text(w.name), text(w.kind), fmt(w.goodputGbps, 3), detail]);
     }
     lines.push(boxed(['workload', 'kind', 'goodput (Gb/s)', 'detail'], table));

@@ -28,6 +28,8 @@ const START = -2;
 /** Absolute and relative batching tolerance: 1 fs plus 1e-13 of the clock. */
 const BATCH_TOLERANCE_NS = 1e-6;
 const BATCH_TOLERANCE_RELATIVE = 1e-13;
+/** Batches between two onProgress calls (chosen: a power of two, a few ms of work when batches are large). */
+const PROGRESS_EVERY_BATCHES = 4096;
 
 export interface DenseNetwork {
   /** Capacity per dense link index, bytes per nanosecond. */
@@ -48,7 +50,15 @@ export function runFluidEngine(
   const run = new FluidRun(network, workload, options.recordFlows ?? true, quantumNs);
   // One call per batch, so the hot code is an ordinary optimised function, not the on-stack
   // replacement of one long loop.
-  while (!run.queue.isEmpty) run.processBatch();
+  const onProgress = options.onProgress;
+  if (!onProgress) {
+    while (!run.queue.isEmpty) run.processBatch();
+  } else {
+    for (let batches = 1; !run.queue.isEmpty; batches++) {
+      run.processBatch();
+      if ((batches & (PROGRESS_EVERY_BATCHES - 1)) === 0) onProgress(run.clockNs);
+    }
+  }
   return run.result();
 }
 
@@ -196,6 +206,11 @@ class FluidRun {
     let step = Math.ceil(timeNs / q);
     if (step * q < timeNs) step++;
     return step * q;
+  }
+
+  /** The time of the batch processed last. */
+  get clockNs(): number {
+    return this.nowNs;
   }
 
   result(): FluidResult {

@@ -113,6 +113,25 @@ describe('simulateFluid: hand-checked timelines', () => {
     expect({ ...lean, flows: full.flows }).toEqual(full);
   });
 
+  it('reports progress in simulated time now and then, and nothing else changes', () => {
+    // A chain of 10,000 flows, each starting when the previous has arrived: one batch per event.
+    const links = [{ id: 0, capacityBps: 8 * GBPS }];
+    const flows: FluidFlow[] = Array.from({ length: 10_000 }, (_, i) => ({
+      id: i,
+      path: [0],
+      sizeBytes: 100,
+      latencyNs: 5,
+      dependsOn: i > 0 ? [i - 1] : [],
+    }));
+    const seen: number[] = [];
+    const watched = simulateFluid({ links, flows }, { onProgress: (ns) => seen.push(ns) });
+    expect(watched).toEqual(simulateFluid({ links, flows }));
+    // 20,000 batches (a finish and an arrival per flow): a call every 4,096 of them.
+    expect(seen).toHaveLength(4);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
+    expect(seen.at(-1)!).toBeLessThan(watched.completionTimeNs);
+  });
+
   it('is deterministic', () => {
     const links = [0, 1, 2].map((id) => ({ id, capacityBps: (id + 1) * 10 * GBPS }));
     const flows: FluidFlow[] = Array.from({ length: 40 }, (_, i) => ({

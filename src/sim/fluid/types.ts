@@ -66,6 +66,8 @@ export interface FluidOptions {
    * Trades accuracy for speed when flows end at scattered instants; see engine.ts.
    */
   timeQuantumNs?: number;
+  /** Called now and then (every few thousand batches of events) with the simulated time, ns. */
+  onProgress?: (simulatedNs: number) => void;
 }
 
 export interface FluidFlowTiming {
