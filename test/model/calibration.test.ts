@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { predictBusbwPlateauGBps, predictCollective } from '../../src/model/predict.js';
 import { FITTED_CONSTANTS } from '../../src/model/fitted.js';
-import { fitConstants, validateModel, type Regime } from '../../src/model/validation.js';
+import { REGIMES, fitConstants, validateModel, type Regime } from '../../src/model/validation.js';
 import { corpusFromJson, corpusPredictor, TRANSIENT_RATIO } from '../../src/model/corpus.js';
 import { parseNcclTests } from '../../src/parse/index.js';
 
@@ -154,6 +154,23 @@ const corpus = corpusFromJson(
 );
 const scored = corpus.filter((log) => !log.excluded);
 
+const shortName = (file: string): string => file.replace(/^(shared:)?nccl-tests\//, '');
+const percentCell = (error: number | null | undefined): string => (error === null || error === undefined ? '' : `${(error * 100).toFixed(1)}%`);
+
+/** docs/models.md's per-log table: log name -> its six cells (in sample small, mid, large; held out the same). */
+function recordedLogTable(): Map<string, string[]> {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'models.md'), 'utf8').split('\n');
+  const start = doc.indexOf('| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |');
+  expect(start, 'the per-log table in docs/models.md').toBeGreaterThanOrEqual(0);
+  const table = new Map<string, string[]>();
+  for (const line of doc.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const [name, , ...cells] = line.slice(1, -1).split('|').map((cell) => cell.trim());
+    table.set(name!, cells);
+  }
+  return table;
+}
+
 /** docs/models.md section 6: mean error per regime, in sample and leave-one-cluster-out (percent, one decimal). */
 const RECORDED: Record<'inSample' | 'leaveOneClusterOut', Record<Regime, number>> = {
   inSample: { small: 12.3, mid: 27.8, large: 14.7 },
@@ -224,8 +241,15 @@ describe('validation on real nccl-tests logs (issue 10, part 1)', () => {
   });
 
   // 36 leave-one-cluster-out re-fits: about 50 s alone, 100 s beside the rest of the suite; the limit only guards a hang.
-  it('per-regime errors as recorded in docs/models.md', () => {
+  it('per-regime and per-log errors as recorded in docs/models.md', () => {
     const result = validateModel(scored, corpusPredictor, FITTED_CONSTANTS);
+    // The per-log table, row for row as the bench prints it (a blank cell: no size of that regime).
+    const table = recordedLogTable();
+    expect([...table.keys()].sort()).toEqual(result.logs.map((log) => shortName(log.file)).sort());
+    for (const log of result.logs) {
+      const cells = [...REGIMES.map((r) => log.errors[r]), ...REGIMES.map((r) => log.heldOut[r])];
+      expect(table.get(shortName(log.file)), log.file).toEqual(cells.map(percentCell));
+    }
     for (const view of ['inSample', 'leaveOneClusterOut'] as const) {
       for (const regime of ['small', 'mid', 'large'] as const) {
         expect(Math.round(result[view][regime].mean * 1000) / 10, `${view} ${regime}`).toBeCloseTo(
