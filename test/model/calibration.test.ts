@@ -155,17 +155,23 @@ const corpus = corpusFromJson(
 const scored = corpus.filter((log) => !log.excluded);
 
 const shortName = (file: string): string => file.replace(/^(shared:)?nccl-tests\//, '');
-const percentCell = (error: number | null | undefined): string => (error === null || error === undefined ? '' : `${(error * 100).toFixed(1)}%`);
+const percentCell = (error: number | null | undefined): string =>
+  error === null || error === undefined ? '' : `${(error * 100).toFixed(1)}%`;
 
 /** docs/models.md's per-log table: log name -> its six cells (in sample small, mid, large; held out the same). */
 function recordedLogTable(): Map<string, string[]> {
   const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'models.md'), 'utf8').split('\n');
-  const start = doc.indexOf('| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |');
+  const start = doc.indexOf(
+    '| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |',
+  );
   expect(start, 'the per-log table in docs/models.md').toBeGreaterThanOrEqual(0);
   const table = new Map<string, string[]>();
   for (const line of doc.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    const [name, , ...cells] = line.slice(1, -1).split('|').map((cell) => cell.trim());
+    const [name, , ...cells] = line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim());
     table.set(name!, cells);
   }
   return table;
