@@ -23,7 +23,7 @@ function loadCorpus() {
   return lib.corpusFromJson(json, readLog, lib.parseNcclTests);
 }
 
-const pct = (value) => (value === null || value === undefined ? '' : `${(value * 100).toFixed(1)}%`);
+const pct = lib.percentCell;
 
 const all = loadCorpus();
 const logs = all.filter((log) => !log.excluded);
@@ -42,20 +42,16 @@ for (const log of logs.filter((entry) => entry.transients))
   for (const row of log.transients)
     console.log(`transient row not scored: ${log.file} ${row.sizeBytes} B (out-of-place ${row.outOfPlaceUs} us, in-place ${row.inPlaceUs} us)`);
 console.log('');
-console.log('| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |');
+console.log(lib.LOG_TABLE_HEADER);
 console.log('|---|---|---|---|---|---|---|---|');
-for (const log of result.logs) {
-  const e = log.errors;
-  const h = log.heldOut;
-  console.log(`| ${log.file.replace(/^(shared:)?nccl-tests\//, '')} | ${log.op} | ${pct(e.small)} | ${pct(e.mid)} | ${pct(e.large)} | ${pct(h.small)} | ${pct(h.mid)} | ${pct(h.large)} |`);
-}
+for (const log of result.logs) console.log(lib.logTableRow(log));
 console.log('');
 console.log('| regime | logs | in-sample mean | median | leave-one-cluster-out mean | median | worst (held out) |');
 console.log('|---|---|---|---|---|---|---|');
 for (const regime of lib.REGIMES) {
   const a = result.inSample[regime];
   const b = result.leaveOneClusterOut[regime];
-  const worst = b.worst ? `${pct(b.worst.error)} ${b.worst.file.replace(/^(shared:)?nccl-tests\//, '')}` : '';
+  const worst = b.worst ? `${pct(b.worst.error)} ${lib.shortLogName(b.worst.file)}` : '';
   console.log(`| ${regime} | ${a.logs} | ${pct(a.mean)} | ${pct(a.median)} | ${pct(b.mean)} | ${pct(b.median)} | ${worst} |`);
 }
 

@@ -282,3 +282,22 @@ export function validateModel<L extends CorpusLog>(
     refits,
   };
 }
+
+/** The per-log error table of docs/models.md, as bench/model-validation.mjs prints it and the calibration test reads it. */
+export const LOG_TABLE_HEADER =
+  '| log | op | small (time) | mid (busbw) | large (busbw) | held out: small | mid | large |';
+
+/** A log's name in the tables: its corpus file without the `nccl-tests/` folder. */
+export const shortLogName = (file: string): string => file.replace(/^(shared:)?nccl-tests\//, '');
+
+/** An error as a table cell: percent, one decimal; blank where the log has no size of that regime. */
+export const percentCell = (error: number | null | undefined): string =>
+  error === null || error === undefined ? '' : `${(error * 100).toFixed(1)}%`;
+
+/** One row of the per-log table: in sample small, mid, large, then held out the same. */
+export function logTableRow(log: ValidationLogResult): string {
+  const cells = [...REGIMES.map((r) => log.errors[r]), ...REGIMES.map((r) => log.heldOut[r])].map(
+    percentCell,
+  );
+  return `| ${shortLogName(log.file)} | ${log.op} | ${cells.join(' | ')} |`;
+}
