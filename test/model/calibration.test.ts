@@ -167,7 +167,7 @@ function recordedLogRows(): string[] {
   const start = doc.indexOf(LOG_TABLE_HEADER);
   expect(start, 'the per-log table in docs/models.md').toBeGreaterThanOrEqual(0);
   const end = doc.findIndex((line, index) => index > start + 1 && !line.startsWith('|'));
-  return doc.slice(start + 2, end);
+  return doc.slice(start + 2, end === -1 ? doc.length : end);
 }
 
 /** docs/models.md section 6: mean error per regime, in sample and leave-one-cluster-out (percent, one decimal). */
