@@ -78,3 +78,35 @@ export function recomputeFlopsPerToken(
     return 2 * (parameterCounts(model).activeMatmul - model.vocab * model.hidden) + attentionCore;
   return 0;
 }
+
+/** How one GPU holds a layer's activations: its share of the sequence and of the layer. */
+export interface ActivationSplit {
+  /** Sequences per micro-batch. */
+  microBatch: number;
+  sequenceLength: number;
+  tp: number;
+  cp: number;
+  sequenceParallel: boolean;
+  /** Fused attention (FlashAttention) keeps no score matrices. */
+  flashAttention: boolean;
+}
+
+/**
+ * Bytes one layer stores for backward per micro-batch on one GPU, 16-bit activations and 1-byte dropout
+ * masks (Korthikanti et al. 2022, section 4.1: `s b h (34 + 5 a s / h)` for multi-head attention and a
+ * 4h MLP; `s b h (10 + 24 / t + 5 a s / (h t))` with tensor parallelism, everything over t with sequence
+ * parallelism). The 10 that tensor parallelism replicates: the two layer norms' inputs (4), the attention's
+ * and the MLP's inputs (2 + 2), the two dropout masks (2). Split by TP: Q, K, V and the projection's input
+ * (4 + 4 kv/a with grouped-query attention), the MLP's inner activations (4 f/h; 6 f/h gated; times the
+ * experts a token visits) and, unfused, the scores, their softmax and its dropout (5 a s / h).
+ * With context parallelism a GPU holds s/cp of the queries against all s keys.
+ */
+export function storedActivationBytesPerLayer(model: ModelSpec, split: ActivationSplit): number {
+  const h = model.hidden;
+  const localTokens = (split.sequenceLength / split.cp) * split.microBatch;
+  const replicated = 10 / (split.sequenceParallel ? split.tp : 1);
+  const attention = 4 + (4 * model.kvHeads) / model.heads;
+  const mlp = ((model.gatedFfn ? 6 : 4) * model.ffnHidden * model.expertsPerToken) / h;
+  const scores = split.flashAttention ? 0 : (5 * model.heads * split.sequenceLength) / h;
+  return localTokens * h * (replicated + (attention + mlp + scores) / split.tp);
+}

@@ -10,6 +10,7 @@ import {
   BYTES_PER_ELEMENT,
   parameterCounts,
   recomputeFlopsPerToken,
+  storedActivationBytesPerLayer,
   trainingFlopsPerToken,
 } from './flops.js';
 import { groupShape, type GroupKind } from './parallel-groups.js';
@@ -25,7 +26,10 @@ export type CommKind = GroupKind;
 
 export interface StepBreakdown {
   stepTimeMs: number;
+  /** GEMMs at computeEfficiency plus, with `training.memoryBoundKernels`, the non-GEMM kernels' HBM time. */
   computeMs: number;
+  /** The non-GEMM kernels' share of computeMs (0 unless `training.memoryBoundKernels`). */
+  memoryBoundMs: number;
   /** Communication time per dimension, before overlap (ms). */
   commMs: Record<CommKind, number>;
   /** What each dimension leaves on the critical path after overlap (ms). */
@@ -103,7 +107,7 @@ export function trainingStep(job: Job): StepBreakdown {
     recomputeFlopsPerToken(model, job.sequenceLength, techniques.activationRecompute) * tokensPerStep;
   const peak = peakTflops(job) * 1e12;
   // computeEfficiency is the kernels' share of peak on the FLOPs they run, recomputed ones included.
-  const computeMs = (hardwareFlopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
+  const gemmMs = (hardwareFlopsPerStep / gpus / (peak * job.computeEfficiency)) * 1000;
 
   const counts = parameterCounts(model);
   const activationBytes = BYTES_PER_ELEMENT[job.precision === 'fp32' ? 'fp32' : 'bf16'];
@@ -115,6 +119,27 @@ export function trainingStep(job: Job): StepBreakdown {
   const tokensPerMicroBatch = job.microBatchSize * job.sequenceLength;
   const m = job.microBatches;
   const layersPerStage = Math.ceil(model.layers / pp);
+  // Each stored activation byte is written by one kernel and read by the next, once per pass: as many
+  // passes as the GEMMs make (forward 1, backward 2, a full recompute 1 more), at the GPU's HBM rate.
+  const passes = (3 * hardwareFlopsPerStep) / flopsPerStep;
+  const memoryBoundMs = techniques.memoryBoundKernels
+    ? ((2 *
+        storedActivationBytesPerLayer(model, {
+          microBatch: job.microBatchSize,
+          sequenceLength: job.sequenceLength,
+          tp,
+          cp,
+          sequenceParallel: techniques.sequenceParallel,
+          flashAttention: techniques.flashAttention,
+        }) *
+        (activationBytes / 2) *
+        layersPerStage *
+        m *
+        passes) /
+        (cluster.gpu.hbmBandwidthTBps * 1e12)) *
+      1000
+    : 0;
+  const computeMs = gemmMs + memoryBoundMs;
 
   const shapes: Record<CommKind, CollectiveShape | undefined> = {
     tp: groupShape('tp', parallelism, cluster),
@@ -334,6 +359,7 @@ export function trainingStep(job: Job): StepBreakdown {
   return {
     stepTimeMs,
     computeMs,
+    memoryBoundMs,
     commMs,
     exposedMs,
     exposedCommMs: exposedWithStallsMs,

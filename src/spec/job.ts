@@ -43,12 +43,22 @@ export const TrainingTechniquesSchema = specObject({
    * reduce_bucket_size set it there.
    */
   shardBucketBytes: z.number().int().positive().optional(),
+  /**
+   * The non-GEMM kernels (softmax, dropout, GeLU, layer norms, residual adds) as their own HBM-bound time
+   * instead of folded into computeEfficiency: each activation byte a layer stores for backward
+   * (Korthikanti et al. 2022, section 4) is written by one kernel and read by the next, once per pass.
+   */
+  memoryBoundKernels: z.boolean().default(false),
+  /** With memoryBoundKernels: fused attention (FlashAttention) stores no softmax scores, so the `5as/h` term goes. */
+  flashAttention: z.boolean().default(false),
 });
 export const TRAINING_TECHNIQUE_DEFAULTS = {
   activationRecompute: 'none',
   pipelineInterleave: 1,
   sequenceParallel: false,
   tpCommOverlap: 0,
+  memoryBoundKernels: false,
+  flashAttention: false,
 } as const;
 
 export const JobSchema = specObject({

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseJobYaml } from '../../src/spec/load.js';
 import { trainingStep } from '../../src/model/training-step.js';
-import { parameterCounts, trainingFlopsPerToken } from '../../src/model/flops.js';
+import {
+  parameterCounts,
+  storedActivationBytesPerLayer,
+  trainingFlopsPerToken,
+} from '../../src/model/flops.js';
 import { expectedMaxStandardNormal, stragglerPenalty } from '../../src/model/stragglers.js';
 import { getModelPreset } from '../../src/spec/presets/index.js';
 import { scaleJob } from '../../src/model/plan.js';
@@ -76,6 +80,63 @@ describe('training step', () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('non-GEMM kernels (training.memoryBoundKernels)', () => {
+  // GPT-3 175B's layer shape: h 12288, 96 heads, MLP 4h, multi-head attention (Korthikanti et al. 2022, Table 3 model).
+  const gpt = { ...getModelPreset('gpt3-175b'), gatedFfn: false, kvHeads: 96, ffnHidden: 4 * 12288 };
+  const s = 2048;
+  const sbh = s * 12288;
+  const split = {
+    microBatch: 1,
+    sequenceLength: s,
+    tp: 1,
+    cp: 1,
+    sequenceParallel: false,
+    flashAttention: false,
+  };
+  it("reproduce Korthikanti et al.'s stored activations: 34 + 5as/h, 10 + 24/t + 5as/(ht) with TP, all over t with SP", () => {
+    const scores = (5 * 96 * s) / 12288;
+    expect(storedActivationBytesPerLayer(gpt, split)).toBeCloseTo(sbh * (34 + scores), 0);
+    expect(storedActivationBytesPerLayer(gpt, { ...split, tp: 8 })).toBeCloseTo(
+      sbh * (10 + 24 / 8 + scores / 8),
+      0,
+    );
+    expect(storedActivationBytesPerLayer(gpt, { ...split, tp: 8, sequenceParallel: true })).toBeCloseTo(
+      (sbh * (34 + scores)) / 8,
+      0,
+    );
+    expect(storedActivationBytesPerLayer(gpt, { ...split, flashAttention: true })).toBeCloseTo(sbh * 34, 0);
+    expect(storedActivationBytesPerLayer(gpt, { ...split, microBatch: 4 })).toBeCloseTo(
+      4 * sbh * (34 + scores),
+      0,
+    );
+    // Grouped-query attention stores smaller K and V; a gated MLP one more inner activation.
+    expect(storedActivationBytesPerLayer({ ...gpt, kvHeads: 8 }, split)).toBeLessThan(
+      storedActivationBytesPerLayer(gpt, split),
+    );
+    expect(storedActivationBytesPerLayer({ ...gpt, gatedFfn: true }, split)).toBeCloseTo(
+      sbh * (34 + 8 + scores),
+      0,
+    );
+  });
+
+  it('add HBM time to compute only when asked, halving with twice the HBM bandwidth', () => {
+    const base = trainingStep(job(''));
+    expect(base.memoryBoundMs).toBe(0);
+    const on = trainingStep(job('training:\n  memoryBoundKernels: true'));
+    expect(on.memoryBoundMs).toBeGreaterThan(0);
+    expect(on.computeMs).toBeCloseTo(base.computeMs + on.memoryBoundMs, 9);
+    const flash = trainingStep(job('training:\n  memoryBoundKernels: true\n  flashAttention: true'));
+    expect(flash.memoryBoundMs).toBeLessThan(on.memoryBoundMs);
+    const resolved = job('training:\n  memoryBoundKernels: true');
+    const gpu = resolved.cluster.gpu;
+    const fast = trainingStep({
+      ...resolved,
+      cluster: { ...resolved.cluster, gpu: { ...gpu, hbmBandwidthTBps: 2 * gpu.hbmBandwidthTBps } },
+    });
+    expect(fast.memoryBoundMs).toBeCloseTo(on.memoryBoundMs / 2, 6);
   });
 });
 

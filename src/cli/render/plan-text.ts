@@ -48,7 +48,11 @@ function jobLine(result: ResultEnvelope<unknown>): string {
 export function renderPlanText(result: ResultEnvelope<PlanMetrics>): string {
   const m = result.metrics;
   const rows: string[][] = [
-    ['compute', milliseconds(m.computeMs), ''],
+    [
+      'compute',
+      milliseconds(m.computeMs),
+      m.memoryBoundMs > 0 ? `of which non-GEMM kernels ${milliseconds(m.memoryBoundMs)}` : '',
+    ],
     ['pipeline bubble', milliseconds(m.bubbleMs), ''],
     ...(['dp', 'tp', 'pp', 'cp', 'ep'] as const)
       .filter((kind) => m.commMs[kind] > 0)
