@@ -28,7 +28,7 @@ export interface StepBreakdown {
   stepTimeMs: number;
   /** GEMMs at computeEfficiency plus, with `training.memoryBoundKernels`, the non-GEMM kernels' HBM time. */
   computeMs: number;
-  /** The non-GEMM kernels' share of computeMs (0 unless `training.memoryBoundKernels`). */
+  /** The non-GEMM kernels' part of computeMs (ms; 0 unless `training.memoryBoundKernels`). */
   memoryBoundMs: number;
   /** Communication time per dimension, before overlap (ms). */
   commMs: Record<CommKind, number>;
