@@ -138,9 +138,16 @@ export function nvlsTreeCost(sizeBytes: number, shape: CollectiveShape): Cost {
 export function collnetCost(sizeBytes: number, shape: CollectiveShape, chain: boolean): Cost {
   const leaves = shape.topology.kind === 'leaf-spine' ? shape.topology.nodesPerLeaf : shape.nodes;
   const network = nodeNetworkWithPcieGBps(shape) / spineSlowdown(shape, 1 / leaves);
-  const intra = shape.nvls ? nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 }) : shape.intraGBps / 2;
-  const algbw = Math.min(network, intra);
   const ppn = shape.gpusPerNode;
+  // With one GPU per node nothing is reduced inside the node: the switches do it all (an NVLS domain of one
+  // GPU has no bandwidth, which made the time infinite).
+  const intra =
+    ppn <= 1
+      ? Infinity
+      : shape.nvls
+        ? nvlsAlgbwGBps('all_reduce', { ...shape, nodes: 1 })
+        : shape.intraGBps / 2;
+  const algbw = Math.min(network, intra);
   const hop = intraHwLatency(shape, chain ? 'collnetchain' : 'collnetdirect', 'Simple');
   const intra2 = chain ? 2 * (ppn - 1) * hop : 2 * (Math.min(1, ppn - 1) * hop + (ppn - 1) * 0.4);
   const latency: Latency = {

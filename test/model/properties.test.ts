@@ -141,6 +141,21 @@ describe('model invariants', () => {
     }
   };
 
+  it('CollNet with one GPU per node on an NVLS GPU is finite (fast-check counterexample: 2 x 1 B200, EDR, NCCL 2.12)', () => {
+    const input = {
+      op: 'all_reduce' as const,
+      nodes: 2,
+      gpusPerNode: 1,
+      nicsPerNode: 1,
+      fabric: 'ib-edr-100g',
+      gpu: 'b200',
+    };
+    for (const sizeBytes of [0, 8, 1 << 20]) {
+      const t = predictCollective({ ...input, algo: 'collnetdirect', ncclVersion: '2.12', sizeBytes }).timeUs;
+      expect(Number.isFinite(t)).toBe(true);
+    }
+  });
+
   it('every algorithm and protocol: a larger message never finishes sooner, more bandwidth never slows it', () => {
     let checked = 0;
     fc.assert(
