@@ -1,7 +1,8 @@
 /**
  * The constants fitted to real nccl-tests logs, each with its bounds. `node bench/model-validation.mjs`
  * fits them on the corpus (test/fixtures/nccl-tests-corpus.json) and re-fits them without each cluster
- * for the leave-one-cluster-out figures; the values below are its full-corpus fit (docs/models.md).
+ * for the leave-one-cluster-out figures; the values below are its fit of the corpus before the two ABCI
+ * logs (docs/models.md section 6, step 17: with them the tree's shares would move, not shipped).
  * Everything else in the model is a published constant (NCCL's tuning.cc, datasheets).
  */
 export interface ModelConstants {
